@@ -1,0 +1,29 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "streammap",
+    products: [
+        .library(name: "StreamMap", targets: ["StreamMap"]),
+        .executable(name: "streammap", targets: ["streammap"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // yajl's event parser (Debian: libyajl-dev, pkg-config: yajl). Only Sources/StreamMap/JSON/YajlParser.swift imports it.
+        .systemLibrary(
+            name: "CYajl",
+            path: "CYajl",
+            pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
+        ),
+        .target(name: "StreamMap", dependencies: ["CYajl"]),
+        .executableTarget(
+            name: "streammap",
+            dependencies: ["StreamMap", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "StreamMapTests", dependencies: ["StreamMap"]),
+        .testTarget(name: "StreamMapCLITests", dependencies: ["streammap"]),
+    ]
+)

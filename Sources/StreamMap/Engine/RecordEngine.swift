@@ -1,0 +1,82 @@
+/// What happened to one record.
+public enum RecordOutcome: Sendable, Equatable {
+    /// Mapped; the output bytes were appended to the writer. Non-fatal errors (warnings) may be present.
+    case mapped(warnings: [MapError])
+    /// Not written. Either the record is not valid JSON, or mapping failed with a fatal error.
+    case rejected(RecordFailure)
+}
+
+/// Why a record was rejected.
+public enum RecordFailure: Sendable, Equatable {
+    case syntax(JSONSyntaxError)
+    case mapping([MapError])
+    /// The mapper produced no value at all (absent) for the record.
+    case noOutput
+
+    /// Every error, for reports (a syntax error is reported as a `syntax` code at the record's root).
+    public var errors: [RecordErrorReport] {
+        switch self {
+        case .syntax(let e): return [RecordErrorReport(code: "syntax", isFatal: true, source: "", destination: "", message: e.message)]
+        case .mapping(let errors): return errors.map(RecordErrorReport.init)
+        case .noOutput: return [RecordErrorReport(code: "required", isFatal: true, source: "", destination: "", message: "the mapper produced no output for this record")]
+        }
+    }
+}
+
+/// A flat, printable error: code, fatality, both paths as JSON Pointers, message.
+public struct RecordErrorReport: Sendable, Equatable {
+    public var code: String
+    public var isFatal: Bool
+    public var source: String
+    public var destination: String
+    public var message: String
+
+    public init(code: String, isFatal: Bool, source: String, destination: String, message: String) {
+        self.code = code
+        self.isFatal = isFatal
+        self.source = source
+        self.destination = destination
+        self.message = message
+    }
+
+    public init(_ e: MapError) {
+        self.init(code: e.code.rawValue, isFatal: e.isFatal, source: e.sourcePath.pointer,
+                  destination: e.destinationPath.pointer, message: e.message)
+    }
+}
+
+/// Maps one complete record (its raw bytes) and appends the compact output to a writer.
+/// The tree engine implements it here; the stream engine implements the same contract with identical results.
+public protocol RecordEngine {
+    mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome
+}
+
+/// The reference engine: bytes → `JSONValue` → mapper → canonical writer.
+public struct TreeEngine: RecordEngine, Sendable {
+    public let mapper: Mapper
+    public var parserOptions: JSONParserOptions
+
+    public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
+        self.mapper = mapper
+        self.parserOptions = parserOptions
+    }
+
+    /// Maps an already-parsed value.
+    public func map(value: JSONValue, into writer: inout JSONWriter) -> RecordOutcome {
+        let result = mapper.map(value)
+        if result.isFatal { return .rejected(.mapping(result.errors)) }
+        guard let output = result.value else { return .rejected(.noOutput) }
+        writer.write(output)
+        return .mapped(warnings: result.errors)
+    }
+
+    public func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(record, options: parserOptions)
+        } catch {
+            return .rejected(.syntax(error))
+        }
+        return map(value: value, into: &writer)
+    }
+}

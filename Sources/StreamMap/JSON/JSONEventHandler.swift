@@ -1,0 +1,40 @@
+/// Receives yajl's parse events. Byte buffers are borrowed from the parser: copy what you keep.
+/// Throwing from a callback stops the parse; the parser rethrows the error from `feed`/`finish`.
+public protocol JSONEventHandler {
+    mutating func null() throws
+    mutating func bool(_ value: Bool) throws
+    /// The exact number lexeme (yajl's raw-number callback; never converted).
+    mutating func number(_ text: UnsafeRawBufferPointer) throws
+    /// The decoded string content as UTF-8 (escapes already resolved by yajl).
+    mutating func string(_ utf8: UnsafeRawBufferPointer) throws
+    mutating func startObject() throws
+    mutating func key(_ utf8: UnsafeRawBufferPointer) throws
+    mutating func endObject() throws
+    mutating func startArray() throws
+    mutating func endArray() throws
+}
+
+/// A JSON syntax error with the absolute byte offset at which yajl stopped.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var byteOffset: Int
+    public var message: String
+    public init(byteOffset: Int, message: String) {
+        self.byteOffset = byteOffset
+        self.message = message
+    }
+    public var description: String { "invalid JSON at byte \(byteOffset): \(message)" }
+}
+
+/// Limits applied while parsing hostile input.
+public struct JSONParserOptions: Sendable {
+    /// Deepest nesting of arrays and objects accepted (the record itself is depth 1). Documented in README.md.
+    public var maximumDepth: Int
+    /// Accept several top-level values in one stream (concatenated or newline-separated).
+    public var allowMultipleValues: Bool
+    public static let defaultMaximumDepth = 10_000
+
+    public init(maximumDepth: Int = JSONParserOptions.defaultMaximumDepth, allowMultipleValues: Bool = false) {
+        self.maximumDepth = maximumDepth
+        self.allowMultipleValues = allowMultipleValues
+    }
+}

@@ -1,0 +1,102 @@
+/// Builds `JSONValue`s from parse events, without recursion.
+public struct JSONTreeBuilder: JSONEventHandler {
+    private enum Container {
+        case array([JSONValue])
+        case object(JSONObject, pendingKey: String?)
+    }
+    private var stack: [Container] = []
+    /// Completed top-level values, in order.
+    public var values: [JSONValue] = []
+    /// Reject objects that repeat a key (spec files), instead of "last wins" (records).
+    public var rejectsDuplicateKeys = false
+
+    public init(rejectsDuplicateKeys: Bool = false) { self.rejectsDuplicateKeys = rejectsDuplicateKeys }
+
+    static func makeString(_ utf8: UnsafeRawBufferPointer) throws -> String {
+        guard let s = String(validating: utf8, as: UTF8.self) else {
+            throw JSONSyntaxError(byteOffset: 0, message: "invalid UTF-8 in string")
+        }
+        return s
+    }
+
+    private mutating func add(_ value: JSONValue) {
+        guard let top = stack.popLast() else {
+            values.append(value)
+            return
+        }
+        switch top {
+        case .array(var a):
+            a.append(value)
+            stack.append(.array(a))
+        case .object(var o, let key):
+            o[key!] = value
+            stack.append(.object(o, pendingKey: nil))
+        }
+    }
+
+    public mutating func null() { add(.null) }
+    public mutating func bool(_ value: Bool) { add(.bool(value)) }
+    public mutating func number(_ text: UnsafeRawBufferPointer) {
+        add(.number(JSONNumber(unchecked: String(decoding: text, as: UTF8.self))))
+    }
+    public mutating func string(_ utf8: UnsafeRawBufferPointer) throws { add(.string(try Self.makeString(utf8))) }
+    public mutating func startObject() { stack.append(.object(JSONObject(), pendingKey: nil)) }
+    public mutating func key(_ utf8: UnsafeRawBufferPointer) throws {
+        guard case .object(let o, _) = stack.popLast() else { return }
+        let key = try Self.makeString(utf8)
+        if rejectsDuplicateKeys && o[key] != nil {
+            throw JSONSyntaxError(byteOffset: 0, message: "duplicate key \(JSONWriter.string(.string(key)))")
+        }
+        stack.append(.object(o, pendingKey: key))
+    }
+    public mutating func endObject() {
+        guard case .object(let o, _) = stack.popLast() else { return }
+        add(.object(o))
+    }
+    public mutating func startArray() { stack.append(.array([])) }
+    public mutating func endArray() {
+        guard case .array(let a) = stack.popLast() else { return }
+        add(.array(a))
+    }
+}
+
+/// Parses complete JSON texts into `JSONValue`s through yajl.
+public enum JSONParser {
+    /// Parses exactly one JSON value (surrounding whitespace allowed; anything else after it is an error).
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer, options: JSONParserOptions = .init(), rejectingDuplicateKeys: Bool = false
+    ) throws(JSONSyntaxError) -> JSONValue {
+        var options = options
+        options.allowMultipleValues = false
+        let parser = JSONPushParser(handler: JSONTreeBuilder(rejectsDuplicateKeys: rejectingDuplicateKeys), options: options)
+        do {
+            try parser.feed(bytes)
+            try parser.finish()
+        } catch let e as JSONSyntaxError {
+            throw e
+        } catch {
+            throw JSONSyntaxError(byteOffset: 0, message: "\(error)")
+        }
+        guard let value = parser.handler.values.first else {
+            throw JSONSyntaxError(byteOffset: bytes.count, message: "no JSON value")
+        }
+        return value
+    }
+
+    public static func parse(_ text: String, options: JSONParserOptions = .init()) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8), options: options)
+    }
+
+    public static func parse(
+        _ bytes: [UInt8], options: JSONParserOptions = .init(), rejectingDuplicateKeys: Bool = false
+    ) throws(JSONSyntaxError) -> JSONValue {
+        let result = bytes.withUnsafeBytes { buf -> Result<JSONValue, JSONSyntaxError> in
+            do throws(JSONSyntaxError) {
+                return .success(try parse(buf, options: options, rejectingDuplicateKeys: rejectingDuplicateKeys))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}

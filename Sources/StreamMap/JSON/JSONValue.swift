@@ -1,0 +1,185 @@
+/// A JSON value with its numbers kept as their exact source text.
+///
+/// - Numbers are never converted on the way through: `12345678901234567890123`, `1E+2`, `-0` and 40-digit
+///   decimals are written back byte for byte. Only a transform that needs a number's value parses it.
+/// - Absent and null are distinct: a missing key is `nil` (`JSONValue?`), a JSON `null` is `.null`.
+/// - Strings and keys compare by their UTF-8 bytes (not by Unicode canonical equivalence, as `String.==` does),
+///   so both engines agree with a byte-matching parser.
+/// - Objects keep their keys in input order. A duplicate key keeps the position of its first occurrence and
+///   the value of its last ("last wins"), as JavaScript's `JSON.parse` and Python's `json` do.
+///
+/// Equality, writing and freeing never recurse on the value's depth, so deeply nested values are safe.
+public enum JSONValue: Sendable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The JSON type of the value, for type checks and error messages.
+    public var type: JSONType {
+        switch self {
+        case .null: return .null
+        case .bool: return .boolean
+        case .number(let n): return n.isInteger ? .integer : .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+
+    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var objectValue: JSONObject? { if case .object(let o) = self { return o } else { return nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    public var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// The value of `key` when this is an object, else nil.
+    public subscript(key: String) -> JSONValue? { objectValue?[key] }
+}
+
+/// JSON's value types. `integer` is a number written with no fraction and no exponent, of any size.
+public enum JSONType: String, Sendable, CaseIterable, CustomStringConvertible {
+    case null, boolean, integer, number, string, array, object
+    public var description: String { rawValue }
+}
+
+/// A JSON number kept as its exact source text (a valid RFC 8259 number lexeme).
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    public let text: String
+
+    /// Wraps a lexeme that is already known to be valid (the parser's raw-number callback, or a conversion).
+    public init(unchecked text: String) { self.text = text }
+
+    /// Validates `text` against RFC 8259's number grammar.
+    public init?(_ text: String) {
+        guard NumberText.isValid(text) else { return nil }
+        self.text = text
+    }
+
+    public init(_ value: Int) { self.text = String(value) }
+
+    /// No fraction and no exponent.
+    public var isInteger: Bool {
+        text.utf8.allSatisfy { $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+    }
+
+    public var description: String { text }
+}
+
+/// An ordered JSON object. Keys compare by UTF-8 bytes; duplicates keep the first position and the last value.
+public struct JSONObject: Sendable, Sequence {
+    public typealias Element = (key: String, value: JSONValue)
+    public private(set) var entries: [Element] = []
+    /// Built only for larger objects, so that a million-key object stays linear to build.
+    private var index: [ByteKey: Int]?
+    private static let indexThreshold = 16
+
+    public init() {}
+
+    public init(_ pairs: [(String, JSONValue)]) {
+        for (k, v) in pairs { self[k] = v }
+    }
+
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+    public var keys: [String] { entries.map(\.key) }
+    public func makeIterator() -> IndexingIterator<[Element]> { entries.makeIterator() }
+
+    public func position(of key: String) -> Int? {
+        if let index { return index[ByteKey(key)] }
+        for i in entries.indices where bytesEqual(entries[i].key, key) { return i }
+        return nil
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        get { position(of: key).map { entries[$0].value } }
+        set {
+            if let i = position(of: key) {
+                if let newValue { entries[i].value = newValue } else { remove(at: i) }
+            } else if let newValue {
+                entries.append((key, newValue))
+                if index != nil {
+                    index![ByteKey(key)] = entries.count - 1
+                } else if entries.count > Self.indexThreshold {
+                    buildIndex()
+                }
+            }
+        }
+    }
+
+    private mutating func remove(at i: Int) {
+        entries.remove(at: i)
+        if index != nil { buildIndex() }
+    }
+
+    private mutating func buildIndex() {
+        var built = [ByteKey: Int](minimumCapacity: entries.count * 2)
+        for (i, e) in entries.enumerated() { built[ByteKey(e.key)] = i }
+        index = built
+    }
+}
+
+/// A dictionary key that hashes and compares a string by its UTF-8 bytes.
+struct ByteKey: Hashable {
+    let string: String
+    init(_ string: String) { self.string = string }
+    static func == (a: ByteKey, b: ByteKey) -> Bool { bytesEqual(a.string, b.string) }
+    func hash(into hasher: inout Hasher) {
+        var s = string
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// Byte-wise string equality (Swift's `==` on `String` uses canonical equivalence, which JSON does not).
+@inline(__always)
+func bytesEqual(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+}
+
+extension JSONValue: Equatable {
+    /// Structural equality: strings and keys by UTF-8 bytes, numbers by their exact text (so `1` ≠ `1.0`; use
+    /// `NumberText.numericallyEqual` for numeric comparison), objects by their entries in order. Iterative.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        var pending: [(JSONValue, JSONValue)] = [(lhs, rhs)]
+        while let (a, b) = pending.popLast() {
+            switch (a, b) {
+            case (.null, .null): continue
+            case (.bool(let x), .bool(let y)): if x != y { return false }
+            case (.number(let x), .number(let y)): if x.text != y.text { return false }
+            case (.string(let x), .string(let y)): if !bytesEqual(x, y) { return false }
+            case (.array(let x), .array(let y)):
+                guard x.count == y.count else { return false }
+                for i in x.indices { pending.append((x[i], y[i])) }
+            case (.object(let x), .object(let y)):
+                guard x.count == y.count else { return false }
+                for (ex, ey) in zip(x.entries, y.entries) {
+                    guard bytesEqual(ex.key, ey.key) else { return false }
+                    pending.append((ex.value, ey.value))
+                }
+            default: return false
+            }
+        }
+        return true
+    }
+}
+
+extension JSONObject: Equatable {
+    public static func == (a: JSONObject, b: JSONObject) -> Bool { JSONValue.object(a) == JSONValue.object(b) }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(JSONNumber(value)) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSONValue: CustomStringConvertible {
+    /// The canonical compact JSON text (see `JSONWriter`).
+    public var description: String { JSONWriter.string(self) }
+}

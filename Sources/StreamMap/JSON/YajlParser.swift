@@ -1,0 +1,174 @@
+internal import CYajl
+
+/// Non-generic base so that C trampolines (which cannot capture context) can reach the generic parser.
+class YajlCallbackTarget {
+    var pendingError: (any Error)?
+    func onNull() -> Bool { fatalError("abstract") }
+    func onBool(_ b: Bool) -> Bool { fatalError("abstract") }
+    func onNumber(_ b: UnsafeRawBufferPointer) -> Bool { fatalError("abstract") }
+    func onString(_ b: UnsafeRawBufferPointer) -> Bool { fatalError("abstract") }
+    func onStartMap() -> Bool { fatalError("abstract") }
+    func onKey(_ b: UnsafeRawBufferPointer) -> Bool { fatalError("abstract") }
+    func onEndMap() -> Bool { fatalError("abstract") }
+    func onStartArray() -> Bool { fatalError("abstract") }
+    func onEndArray() -> Bool { fatalError("abstract") }
+
+    @inline(__always)
+    static func from(_ ctx: UnsafeMutableRawPointer?) -> YajlCallbackTarget {
+        Unmanaged<YajlCallbackTarget>.fromOpaque(ctx!).takeUnretainedValue()
+    }
+}
+
+/// yajl keeps a pointer to its callback table, so the table lives in stable memory for the whole process.
+/// It is written once, here, and only read afterwards.
+nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_callbacks> = {
+    let p = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    p.initialize(to: yajl_callbacks())
+    p.pointee.yajl_null = { ctx in YajlCallbackTarget.from(ctx).onNull() ? 1 : 0 }
+    p.pointee.yajl_boolean = { ctx, b in YajlCallbackTarget.from(ctx).onBool(b != 0) ? 1 : 0 }
+    // yajl_integer and yajl_double stay nil: with yajl_number set, yajl hands over every number's exact lexeme.
+    p.pointee.yajl_number = { ctx, s, n in
+        YajlCallbackTarget.from(ctx).onNumber(UnsafeRawBufferPointer(start: s, count: n)) ? 1 : 0
+    }
+    p.pointee.yajl_string = { ctx, s, n in
+        YajlCallbackTarget.from(ctx).onString(UnsafeRawBufferPointer(start: s, count: n)) ? 1 : 0
+    }
+    p.pointee.yajl_start_map = { ctx in YajlCallbackTarget.from(ctx).onStartMap() ? 1 : 0 }
+    p.pointee.yajl_map_key = { ctx, s, n in
+        YajlCallbackTarget.from(ctx).onKey(UnsafeRawBufferPointer(start: s, count: n)) ? 1 : 0
+    }
+    p.pointee.yajl_end_map = { ctx in YajlCallbackTarget.from(ctx).onEndMap() ? 1 : 0 }
+    p.pointee.yajl_start_array = { ctx in YajlCallbackTarget.from(ctx).onStartArray() ? 1 : 0 }
+    p.pointee.yajl_end_array = { ctx in YajlCallbackTarget.from(ctx).onEndArray() ? 1 : 0 }
+    return p
+}()
+
+final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
+    var handler: Handler
+    private var handle: yajl_handle?
+    private var consumedBeforeChunk = 0
+    private var depth = 0
+    private let maximumDepth: Int
+
+    init(handler: Handler, options: JSONParserOptions) {
+        self.handler = handler
+        self.maximumDepth = options.maximumDepth
+        super.init()
+        let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
+        handle = yajl_alloc(yajlCallbackTable, nil, ctx)
+        _ = cyajl_config_bool(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
+    }
+
+    deinit { yajl_free(handle) }
+
+    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        try check(yajl_parse(handle, bytes, chunk.count), chunk: bytes, count: chunk.count)
+        consumedBeforeChunk += chunk.count
+    }
+
+    func finish() throws { try check(yajl_complete_parse(handle), chunk: nil, count: 0) }
+
+    private func check(_ status: yajl_status, chunk: UnsafePointer<UInt8>?, count: Int) throws {
+        switch status {
+        case yajl_status_ok:
+            return
+        case yajl_status_client_canceled:
+            let error = pendingError ?? JSONSyntaxError(byteOffset: consumedBeforeChunk, message: "parse cancelled")
+            pendingError = nil
+            throw error
+        default:
+            let offset = consumedBeforeChunk + (chunk == nil ? 0 : yajl_get_bytes_consumed(handle))
+            var message = "invalid JSON"
+            if let raw = yajl_get_error(handle, 0, chunk, count) {
+                message = String(cString: raw)
+                yajl_free_error(handle, raw)
+            }
+            throw JSONSyntaxError(byteOffset: offset, message: Self.tidy(message))
+        }
+    }
+
+    /// yajl's message is "parse error: <why>\n"; keep only the reason, on one line.
+    private static func tidy(_ message: String) -> String {
+        var m = Substring(message)
+        if m.hasPrefix("parse error: ") { m = m.dropFirst(13) }
+        while let last = m.last, last.isWhitespace { m = m.dropLast() }
+        return String(m)
+    }
+
+    @inline(__always)
+    private func call(_ body: (inout Handler) throws -> Void) -> Bool {
+        do {
+            try body(&handler)
+            return true
+        } catch var error as JSONSyntaxError {
+            // Handlers do not know where they are in the stream; the parser does.
+            error.byteOffset = consumedBeforeChunk + Int(yajl_get_bytes_consumed(handle))
+            pendingError = error
+            return false
+        } catch {
+            pendingError = error
+            return false
+        }
+    }
+
+    private func enter() -> Bool {
+        depth += 1
+        if depth > maximumDepth {
+            pendingError = JSONSyntaxError(
+                byteOffset: consumedBeforeChunk + Int(yajl_get_bytes_consumed(handle)),
+                message: "nesting deeper than \(maximumDepth) levels")
+            return false
+        }
+        return true
+    }
+
+    override func onNull() -> Bool { call { try $0.null() } }
+    override func onBool(_ b: Bool) -> Bool { call { try $0.bool(b) } }
+    override func onNumber(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.number(b) } }
+    override func onString(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.string(b) } }
+    override func onStartMap() -> Bool { enter() && call { try $0.startObject() } }
+    override func onKey(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.key(b) } }
+    override func onEndMap() -> Bool {
+        depth -= 1
+        return call { try $0.endObject() }
+    }
+    override func onStartArray() -> Bool { enter() && call { try $0.startArray() } }
+    override func onEndArray() -> Bool {
+        depth -= 1
+        return call { try $0.endArray() }
+    }
+}
+
+/// Drives yajl's push parser: feed bytes as they arrive, events go to `handler` as they are parsed.
+/// Not thread-safe; one parser per stream.
+public final class JSONPushParser<Handler: JSONEventHandler> {
+    private let core: YajlParserCore<Handler>
+    private var finished = false
+
+    public init(handler: Handler, options: JSONParserOptions = .init()) {
+        core = YajlParserCore(handler: handler, options: options)
+    }
+
+    public var handler: Handler {
+        get { core.handler }
+        _modify { yield &core.handler }
+    }
+
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        precondition(!finished, "feed after finish")
+        try core.feed(chunk)
+    }
+
+    public func feed(_ chunk: some Sequence<UInt8>) throws {
+        let array = Array(chunk)
+        try array.withUnsafeBytes { try feed($0) }
+    }
+
+    public func finish() throws {
+        precondition(!finished, "finish called twice")
+        finished = true
+        try core.finish()
+    }
+}

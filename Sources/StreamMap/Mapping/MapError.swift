@@ -1,0 +1,117 @@
+/// One mapping error, reported as data with where it happened on both sides.
+///
+/// Codes (Hydrant's numbers in brackets): `required` — absent or null where a value is required [3];
+/// `type` — the input has the wrong JSON type [2]; `value` — the input has the right type but cannot be
+/// converted (a bad date, an enum miss) [1]; `read` — a source path cannot be read [5]; `write` — the result
+/// cannot be written to its destination [6]; `custom` — raised by a user's closure.
+public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, CaseIterable {
+        case required, type, value, read, write, custom
+        /// The matching `HYDErrorCode`.
+        public var hydrantCode: Int {
+            switch self {
+            case .value, .custom: return 1
+            case .type: return 2
+            case .required: return 3
+            case .read: return 5
+            case .write: return 6
+            }
+        }
+    }
+
+    public var code: Code
+    public var isFatal: Bool
+    /// Where in the input record, as a JSON Pointer.
+    public var sourcePath: JSONPath
+    /// Where in the output record it would have been written.
+    public var destinationPath: JSONPath
+    public var message: String
+
+    public init(
+        _ code: Code, _ message: String, isFatal: Bool = true,
+        sourcePath: JSONPath = .root, destinationPath: JSONPath = .root
+    ) {
+        self.code = code
+        self.message = message
+        self.isFatal = isFatal
+        self.sourcePath = sourcePath
+        self.destinationPath = destinationPath
+    }
+
+    /// `/user/age: expected integer, found string "x"` (non-fatal errors are marked `warning:`).
+    public var description: String {
+        let path = sourcePath.isRoot ? "/" : sourcePath.pointer
+        return "\(path): \(isFatal ? "" : "warning: ")\(message)"
+    }
+
+    func prefixed(source: JSONPath, destination: JSONPath) -> MapError {
+        var e = self
+        e.sourcePath = sourcePath.prepending(source)
+        e.destinationPath = destinationPath.prepending(destination)
+        return e
+    }
+
+    var nonFatal: MapError {
+        var e = self
+        e.isFatal = false
+        return e
+    }
+
+    // Message helpers, shared by every mapper so that wording is uniform.
+    static func typeMismatch(expected: String, found value: JSONValue?) -> MapError {
+        MapError(.type, "expected \(expected), found \(describe(value))")
+    }
+
+    static func invalid(_ what: String, _ value: JSONValue?) -> MapError {
+        MapError(.value, "\(describe(value)) is not \(what)")
+    }
+
+    /// `string "x"`, `integer 12`, `object`, `absent`: short and safe for a terminal (values are truncated).
+    static func describe(_ value: JSONValue?) -> String {
+        guard let value else { return "absent" }
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return "boolean \(b)"
+        case .number(let n): return "\(value.type) \(truncate(n.text))"
+        case .string(let s): return "string \(truncate(JSONWriter.string(.string(s))))"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
+    private static func truncate(_ s: String) -> String {
+        s.count <= 64 ? s : String(s.prefix(61)) + "..."
+    }
+}
+
+/// The outcome of mapping one value: a value (nil = absent, the field is left out), with any non-fatal errors;
+/// or a fatal failure (no value). Containers gather all their children's errors.
+public struct MapResult: Sendable, Equatable {
+    public private(set) var value: JSONValue?
+    public private(set) var errors: [MapError]
+
+    /// Fatal when any error is fatal; a fatal result never carries a value (Hydrant's rule).
+    public var isFatal: Bool { errors.contains { $0.isFatal } }
+
+    public static func success(_ value: JSONValue?, warnings: [MapError] = []) -> MapResult {
+        MapResult(value: value, errors: warnings.map(\.nonFatal))
+    }
+
+    public static func failure(_ errors: [MapError]) -> MapResult {
+        precondition(!errors.isEmpty && errors.contains { $0.isFatal }, "a failure needs a fatal error")
+        return MapResult(value: nil, errors: errors)
+    }
+
+    public static func failure(_ error: MapError) -> MapResult { failure([error]) }
+
+    /// The same outcome with every error's paths prefixed.
+    func prefixed(source: JSONPath, destination: JSONPath) -> MapResult {
+        guard !errors.isEmpty else { return self }
+        var r = self
+        r.errors = errors.map { $0.prefixed(source: source, destination: destination) }
+        return r
+    }
+
+    /// Keeps the value, downgrading every error to non-fatal (used by `first` for alternatives that failed).
+    var downgraded: [MapError] { errors.map(\.nonFatal) }
+}

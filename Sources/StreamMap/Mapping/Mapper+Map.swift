@@ -1,0 +1,241 @@
+/// The tree engine's evaluation: the reference semantics of every mapper (DESIGN.md §3, README "Semantics").
+extension Mapper {
+    /// Maps `source` (nil = absent). Never throws: failures are data in the result.
+    public func map(_ source: JSONValue?) -> MapResult {
+        switch kind {
+        case .identity:
+            return .success(source)
+
+        case .notNull(let inner):
+            let r = inner.map(source)
+            guard r.errors.isEmpty else { return r }
+            switch r.value {
+            case nil: return .failure(MapError(.required, "value is required, found absent"))
+            case .null?: return .failure(MapError(.required, "value is required, found null"))
+            default: return r
+            }
+
+        case .nonFatal(let inner, let fallback, _):
+            let r = inner.map(source)
+            guard r.isFatal else { return r }
+            return .success(fallback?.make(), warnings: r.errors)
+
+        case .policy(let inner, let policy):
+            switch source {
+            case nil where policy.missing != .passToMapper:
+                return Self.apply(policy.missing, error: MapError(.required, "value is required, found absent"))
+            case .null? where policy.null != .passToMapper:
+                return Self.apply(policy.null, error: MapError(.required, "value is required, found null"))
+            default:
+                let r = inner.map(source)
+                guard r.isFatal else { return r }
+                return Self.apply(policy.invalid, errors: r.errors)
+            }
+
+        case .check(let types):
+            guard let value = source, !types.contains(value) else { return .success(source) }
+            return .failure(.typeMismatch(expected: types.description, found: value))
+
+        case .object(let mapping):
+            return mapping.map(source)
+
+        case .arrayOf(let item):
+            guard case .array(let elements)? = source else {
+                return .failure(.typeMismatch(expected: "array", found: source))
+            }
+            var out: [JSONValue] = []
+            out.reserveCapacity(elements.count)
+            var errors: [MapError] = []
+            for (i, element) in elements.enumerated() {
+                let r = item.map(element)
+                if !r.errors.isEmpty {
+                    errors += r.prefixed(source: [.index(i)], destination: [.index(i)]).errors
+                    if r.isFatal || r.value == nil { continue }
+                }
+                out.append(r.value ?? .null)
+            }
+            return errors.contains(where: \.isFatal) ? .failure(errors) : .success(.array(out), warnings: errors)
+
+        case .first(let alternatives):
+            var failures: [MapError] = []
+            for m in alternatives {
+                let r = m.map(source)
+                if !r.isFatal, let value = r.value {
+                    return .success(value, warnings: failures + r.errors)
+                }
+                failures += r.errors
+            }
+            if failures.isEmpty { return .success(nil) }
+            if !failures.contains(where: \.isFatal) {
+                failures.append(MapError(.value, "no alternative produced a value"))
+            }
+            return .failure(failures)
+
+        case .thread(let stages):
+            var value = source
+            var warnings: [MapError] = []
+            for stage in stages {
+                let r = stage.map(value)
+                if r.isFatal { return .failure(warnings + r.errors) }
+                warnings += r.errors
+                value = r.value
+            }
+            return .success(value, warnings: warnings)
+
+        case .split(let forward, _):
+            return forward.map(source)
+
+        case .forward(let path, let inner):
+            guard let source else {
+                return .failure(MapError(.read, "cannot read \(path) from an absent value"))
+            }
+            let found = path.read(from: source)
+            let walked = found?.path ?? JSONPath(path.steps.map { .key($0) })
+            return inner.map(found?.value).prefixed(source: walked, destination: .root)
+
+        case .backward(let path, let inner):
+            let r = inner.map(source)
+            guard !r.isFatal else { return r.prefixed(source: .root, destination: path.destinationPath) }
+            var builder = ObjectBuilder()
+            if let value = r.value { _ = builder.insert(value, at: path) }
+            return .success(.object(builder.object), warnings: r.prefixed(source: .root, destination: path.destinationPath).errors)
+
+        case .enumTable(let table):
+            guard let value = source else { return .failure(MapError(.required, "value is required, found absent")) }
+            guard let mapped = table.map(value) else {
+                return .failure(MapError(.value, "\(MapError.describe(value)) is not in the enum table"))
+            }
+            return .success(mapped)
+
+        case .convert(let conversion):
+            guard let value = source else { return .failure(MapError(.required, "value is required, found absent")) }
+            if case .anyToString = conversion {} else if case .keys = conversion {} else if case .null = value {
+                return .failure(MapError(.required, "value is required, found null"))
+            }
+            return conversion.apply(value)
+
+        case .block(let block):
+            return block.forward(source)
+
+        case .postProcess(let inner, let post):
+            return post.forward(source, inner.map(source))
+        }
+    }
+
+    static func apply(_ action: FieldPolicy.Action, error: MapError) -> MapResult {
+        switch action {
+        case .fail, .passToMapper: return .failure(error)
+        case .omit: return .success(nil)
+        case .useDefault(let v): return .success(v)
+        case .keepNull: return .success(.null)
+        }
+    }
+
+    static func apply(_ action: FieldPolicy.Action, errors: [MapError]) -> MapResult {
+        switch action {
+        case .fail, .passToMapper: return .failure(errors)
+        case .omit: return .success(nil, warnings: errors)
+        case .useDefault(let v): return .success(v, warnings: errors)
+        case .keepNull: return .success(.null, warnings: errors)
+        }
+    }
+}
+
+extension ObjectMapping {
+    func map(_ source: JSONValue?) -> MapResult {
+        guard let source else { return .success(nil) }
+        guard case .object(let object) = source else { return .failure(.typeMismatch(expected: "object", found: source)) }
+        var builder = ObjectBuilder()
+        var errors: [MapError] = []
+        for field in fields {
+            let (input, sourcePaths) = field.read(from: source)
+            let r = field.mapper.map(input)
+            let destinationPaths = field.destinations.map(\.destinationPath)
+            errors += r.errors.map { e in
+                var e = e
+                e.sourcePath = Self.attach(e.sourcePath, to: sourcePaths)
+                e.destinationPath = Self.attach(e.destinationPath, to: destinationPaths)
+                return e
+            }
+            guard !r.isFatal, let value = r.value else { continue }
+            if let error = field.write(value, into: &builder) {
+                errors.append(error.prefixed(source: sourcePaths[0], destination: .root))
+            }
+        }
+        if case .keep(let style, let values) = unmapped {
+            passThrough(object, style: style, values: values, into: &builder, errors: &errors)
+        }
+        return errors.contains(where: \.isFatal) ? .failure(errors) : .success(.object(builder.object), warnings: errors)
+    }
+
+    private func passThrough(
+        _ object: JSONObject, style: KeyStyle?, values: Mapper?, into builder: inout ObjectBuilder, errors: inout [MapError]
+    ) {
+        let consumed = consumedSourceKeys
+        let reserved = reservedDestinationKeys
+        var passed = JSONObject()
+        for (key, value) in object where !consumed.contains(ByteKeyString(key)) {
+            let outKey = style?.apply(key) ?? key
+            guard !reserved.contains(ByteKeyString(outKey)) else { continue }
+            var out: JSONValue? = value
+            if let values {
+                let r = values.map(value)
+                errors += r.prefixed(source: [.key(key)], destination: [.key(outKey)]).errors
+                guard !r.isFatal else { continue }
+                out = r.value
+            }
+            if let out { passed[outKey] = out }
+        }
+        for (k, v) in passed { _ = builder.insert(v, at: .literal(k)) }
+    }
+
+    /// Relates an error path inside a field's value to the record: with several paths, a leading index picks one.
+    static func attach(_ inner: JSONPath, to paths: [JSONPath]) -> JSONPath {
+        if paths.count == 1 { return inner.prepending(paths[0]) }
+        if case .index(let i)? = inner.components.first, i < paths.count {
+            return JSONPath(paths[i].components + inner.components.dropFirst())
+        }
+        return inner
+    }
+}
+
+extension ObjectMapping.Field {
+    /// The field's input (absent when any source is absent) and the paths it came from.
+    func read(from source: JSONValue) -> (JSONValue?, [JSONPath]) {
+        if sources.count == 1 {
+            let found = sources[0].read(from: source)
+            return (found?.value, [found?.path ?? JSONPath(sources[0].steps.map { .key($0) })])
+        }
+        var values: [JSONValue] = []
+        var paths: [JSONPath] = []
+        var complete = true
+        for s in sources {
+            if let found = s.read(from: source) {
+                values.append(found.value)
+                paths.append(found.path)
+            } else {
+                complete = false
+                paths.append(JSONPath(s.steps.map { .key($0) }))
+            }
+        }
+        return (complete ? .array(values) : nil, paths)
+    }
+
+    /// Writes a field's value at its destination(s); returns the error when it cannot.
+    func write(_ value: JSONValue, into builder: inout ObjectBuilder) -> MapError? {
+        if destinations.count == 1 {
+            return builder.insert(value, at: destinations[0])
+                ? nil
+                : MapError(.write, "cannot write to \(destinations[0]): the destination is already taken",
+                           destinationPath: destinations[0].destinationPath)
+        }
+        guard case .array(let parts) = value, parts.count == destinations.count else {
+            return MapError(.write, "expected an array of \(destinations.count) values for \(destinations.count) destinations, found \(MapError.describe(value))")
+        }
+        for (part, destination) in zip(parts, destinations) where !builder.insert(part, at: destination) {
+            return MapError(.write, "cannot write to \(destination): the destination is already taken",
+                            destinationPath: destination.destinationPath)
+        }
+        return nil
+    }
+}

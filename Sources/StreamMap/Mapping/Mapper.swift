@@ -1,0 +1,164 @@
+/// A mapping from one JSON value to another: the algebra of Hydrant, KVMapper, ClassMapper and CYZBaseModel as
+/// inspectable values.
+///
+/// A mapper is plain data (`kind`), so the same value can be run by the tree engine (`map(_:)`, the reference
+/// semantics), compiled by the stream engine, explained, and reversed (`reversed()`, Hydrant's `reverseMapper`).
+/// Spec files and the Swift API build the same values.
+///
+/// The input is `JSONValue?`: `nil` is *absent* (the key does not exist), `.null` is JSON null.
+public struct Mapper: Sendable {
+    public indirect enum Kind: Sendable {
+        /// Returns its input unchanged. Never fails.
+        case identity
+        /// Runs `inner`; when it reported no error but produced absent or null, fails (`required`).
+        case notNull(Mapper)
+        /// Runs `inner`; a fatal failure becomes `fallback` (absent when nil) plus the errors as non-fatal.
+        case nonFatal(Mapper, fallback: Fallback?, reverseFallback: Fallback?)
+        /// Per-field policies for an absent value, a null value and a value `inner` cannot map.
+        case policy(Mapper, FieldPolicy)
+        /// Passes values whose type is in the set; absent passes; anything else fails (`type`).
+        case check(JSONTypeSet)
+        /// Maps an object field by field (Hydrant's `HYDMapObject`, KVMapper's pass-through).
+        case object(ObjectMapping)
+        /// Maps every element (Hydrant's `HYDMapArrayOf`).
+        case arrayOf(Mapper)
+        /// The first alternative that succeeds; earlier failures are kept as non-fatal errors.
+        case first([Mapper])
+        /// A pipeline: each mapper's output feeds the next; a fatal error stops it.
+        case thread([Mapper])
+        /// Maps with `forward`; its reverse is `reverse` (Hydrant's `HYDMapSplit`).
+        case split(forward: Mapper, reverse: Mapper)
+        /// Walks into `path` and maps what is there with `inner` (Hydrant's `HYDMapForward`).
+        case forward(KeyPath, Mapper)
+        /// Maps with `inner` and builds the result out along `path` (Hydrant's `HYDMapBackward`).
+        case backward(KeyPath, Mapper)
+        /// A lookup table (Hydrant's `HYDMapEnum`).
+        case enumTable(EnumTable)
+        /// A scalar conversion (dates, numbers, URLs, UUIDs, base64, key styles).
+        case convert(Conversion)
+        /// A Swift closure (library users only; not expressible in spec files).
+        case block(Block)
+        /// Runs `inner`, then always `post` (Hydrant's `HYDMapWithPostProcessing`).
+        case postProcess(Mapper, PostProcessor)
+    }
+
+    public let kind: Kind
+    public init(_ kind: Kind) { self.kind = kind }
+}
+
+/// A default value, or a closure that makes one each time it is needed (Hydrant's default factory).
+public enum Fallback: Sendable {
+    case value(JSONValue)
+    case factory(@Sendable () -> JSONValue)
+
+    public func make() -> JSONValue {
+        switch self {
+        case .value(let v): return v
+        case .factory(let f): return f()
+        }
+    }
+}
+
+/// What a field does when its value is absent, null, or cannot be mapped.
+public struct FieldPolicy: Sendable {
+    public enum Action: Sendable, Equatable {
+        /// Fail the record (a fatal error).
+        case fail
+        /// Leave the field out.
+        case omit
+        /// Write this value instead.
+        case useDefault(JSONValue)
+        /// Write `null`.
+        case keepNull
+        /// Give the value to the inner mapper as if no policy applied (for `invalid`, the same as `fail`).
+        case passToMapper
+    }
+    public var missing: Action
+    public var null: Action
+    public var invalid: Action
+
+    public init(missing: Action = .fail, null: Action = .fail, invalid: Action = .fail) {
+        self.missing = missing
+        self.null = null
+        self.invalid = invalid
+    }
+}
+
+/// A set of JSON types, for type checks and unions (`["string", "null"]`).
+public struct JSONTypeSet: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let null = JSONTypeSet(rawValue: 1)
+    public static let boolean = JSONTypeSet(rawValue: 2)
+    /// Integers only: numbers with no fraction and no exponent.
+    public static let integer = JSONTypeSet(rawValue: 4)
+    /// Every number; includes `integer`.
+    public static let number: JSONTypeSet = [JSONTypeSet(rawValue: 8), .integer]
+    public static let string = JSONTypeSet(rawValue: 16)
+    public static let array = JSONTypeSet(rawValue: 32)
+    public static let object = JSONTypeSet(rawValue: 64)
+
+    public init(_ type: JSONType) {
+        switch type {
+        case .null: self = .null
+        case .boolean: self = .boolean
+        case .integer: self = .integer
+        case .number: self = .number
+        case .string: self = .string
+        case .array: self = .array
+        case .object: self = .object
+        }
+    }
+
+    public func contains(_ value: JSONValue) -> Bool { contains(JSONTypeSet(value.type)) }
+
+    /// `integer`, `string or null`.
+    public var description: String {
+        var names: [String] = []
+        if contains(.number) { names.append("number") } else if contains(.integer) { names.append("integer") }
+        for (t, n) in [(JSONTypeSet.string, "string"), (.boolean, "boolean"), (.object, "object"), (.array, "array"), (.null, "null")]
+        where contains(t) { names.append(n) }
+        return names.isEmpty ? "nothing" : names.joined(separator: " or ")
+    }
+}
+
+/// A user closure mapper. `forward` gets the input (nil = absent) and returns a result; `reverse`, when given,
+/// makes the mapper reversible.
+public struct Block: Sendable {
+    public var name: String
+    public var forward: @Sendable (JSONValue?) -> MapResult
+    public var reverse: (@Sendable (JSONValue?) -> MapResult)?
+
+    public init(
+        name: String = "block", forward: @escaping @Sendable (JSONValue?) -> MapResult,
+        reverse: (@Sendable (JSONValue?) -> MapResult)? = nil
+    ) {
+        self.name = name
+        self.forward = forward
+        self.reverse = reverse
+    }
+}
+
+/// Runs after a mapper with the original input and the mapper's result, and may change the result.
+public struct PostProcessor: Sendable {
+    public var name: String
+    public var forward: @Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult
+    public var reverse: (@Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult)?
+
+    public init(
+        name: String = "postProcess",
+        forward: @escaping @Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult,
+        reverse: (@Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult)? = nil
+    ) {
+        self.name = name
+        self.forward = forward
+        self.reverse = reverse
+    }
+}
+
+/// A mapper that has no reverse, with the reason.
+public struct NotReversibleError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var mapper: String
+    public var reason: String
+    public var description: String { "\(mapper) is not reversible: \(reason)" }
+}

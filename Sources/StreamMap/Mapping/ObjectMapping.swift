@@ -1,0 +1,98 @@
+/// Hydrant's object mapping: source key paths → destination key paths, each field with its mapper, plus
+/// KVMapper's treatment of the keys that no field names.
+public struct ObjectMapping: Sendable {
+    public struct Field: Sendable {
+        /// One path, or several (many-to-one: the value is the array of their values, absent if any is absent).
+        public var sources: [KeyPath]
+        /// One path, or several (one-to-many: the value must be an array with one element per destination).
+        public var destinations: [KeyPath]
+        public var mapper: Mapper
+
+        public init(sources: [KeyPath], destinations: [KeyPath], mapper: Mapper) {
+            precondition(!sources.isEmpty && !destinations.isEmpty, "a field needs a source and a destination")
+            self.sources = sources
+            self.destinations = destinations
+            self.mapper = mapper
+        }
+
+        /// `"src": "dst"`: a required plain field (absent or null is fatal).
+        public init(_ source: String, to destination: String, delimiter: String = ".") {
+            self.init(
+                sources: [KeyPath(source, delimiter: delimiter)], destinations: [KeyPath(destination, delimiter: delimiter)],
+                mapper: .required)
+        }
+
+        /// `"src": [mapper, "dst"]`: the mapper as given (no required check added, as in Hydrant).
+        public init(_ source: String, to destination: String, delimiter: String = ".", _ mapper: Mapper) {
+            self.init(
+                sources: [KeyPath(source, delimiter: delimiter)], destinations: [KeyPath(destination, delimiter: delimiter)],
+                mapper: mapper)
+        }
+    }
+
+    /// What happens to input keys that no field reads (a key is "read" when it is the first step of a source path).
+    public enum Unmapped: Sendable {
+        /// Left out of the output (Hydrant).
+        case drop
+        /// Passed through after the mapped fields, in input order (KVMapper), with an optional key style and an
+        /// optional mapper applied to each value. A pass-through key whose output name equals the first step of a
+        /// mapped destination is left out: mapped fields win.
+        case keep(keyStyle: KeyStyle?, values: Mapper?)
+
+        public static let keep = Unmapped.keep(keyStyle: nil, values: nil)
+    }
+
+    public var fields: [Field]
+    public var unmapped: Unmapped
+
+    public init(fields: [Field], unmapped: Unmapped = .drop) {
+        self.fields = fields
+        self.unmapped = unmapped
+    }
+
+    /// First steps of every source path: these input keys are consumed and never passed through.
+    public var consumedSourceKeys: Set<ByteKeyString> { Set(fields.flatMap { $0.sources.compactMap { $0.steps.first.map(ByteKeyString.init) } }) }
+    /// First steps of every destination path: pass-through keys with these names are left out.
+    public var reservedDestinationKeys: Set<ByteKeyString> { Set(fields.flatMap { $0.destinations.compactMap { $0.steps.first.map(ByteKeyString.init) } }) }
+}
+
+/// A string hashed and compared by its UTF-8 bytes, for key sets.
+public struct ByteKeyString: Hashable, Sendable {
+    public let string: String
+    public init(_ string: String) { self.string = string }
+    public static func == (a: ByteKeyString, b: ByteKeyString) -> Bool { bytesEqual(a.string, b.string) }
+    public func hash(into hasher: inout Hasher) {
+        var s = string
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// Builds an object by inserting values at (possibly nested) destination paths, in call order.
+struct ObjectBuilder {
+    private(set) var object = JSONObject()
+
+    /// Inserts `value` at `path`. Fails when the path runs into a non-object or the key is already written.
+    mutating func insert(_ value: JSONValue, at path: KeyPath) -> Bool {
+        Self.insert(value, steps: path.steps[...], into: &object)
+    }
+
+    private static func insert(_ value: JSONValue, steps: ArraySlice<String>, into object: inout JSONObject) -> Bool {
+        guard let head = steps.first else { return false }
+        let rest = steps.dropFirst()
+        if rest.isEmpty {
+            guard object[head] == nil else { return false }
+            object[head] = value
+            return true
+        }
+        var child: JSONObject
+        switch object[head] {
+        case nil: child = JSONObject()
+        case .object(let o)?: child = o
+        default: return false
+        }
+        object[head] = .null  // release our reference so `child` is uniquely owned while it grows
+        let ok = insert(value, steps: rest, into: &child)
+        object[head] = .object(child)
+        return ok
+    }
+}

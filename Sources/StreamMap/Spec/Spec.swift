@@ -1,0 +1,43 @@
+/// A mapping spec: the declarative file format shared by the command-line tool and library users.
+/// The format is documented in README.md ("Spec files"); `SpecCompiler` turns it into `Mapper` values.
+public struct Spec: Sendable {
+    /// The mapper the spec describes (forward: input JSON → output JSON).
+    public let mapper: Mapper
+    /// The parsed spec document.
+    public let document: JSONValue
+
+    /// Parses and fully validates a spec. `file` names the spec in messages.
+    public init(json bytes: [UInt8], file: String = "spec") throws(SpecError) {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes, rejectingDuplicateKeys: true)
+        } catch {
+            let (line, column) = Self.lineAndColumn(of: error.byteOffset, in: bytes)
+            throw SpecError(file: file, issues: [SpecIssue(pointer: "", message: "line \(line), column \(column): \(error.message)")])
+        }
+        try self.init(document: document, file: file)
+    }
+
+    public init(json text: String, file: String = "spec") throws(SpecError) {
+        try self.init(json: Array(text.utf8), file: file)
+    }
+
+    public init(document: JSONValue, file: String = "spec") throws(SpecError) {
+        var compiler = SpecCompiler()
+        let mapper = compiler.compileDocument(document)
+        guard compiler.issues.isEmpty, let mapper else { throw SpecError(file: file, issues: compiler.issues) }
+        self.mapper = mapper
+        self.document = document
+    }
+
+    /// The reverse mapper (model → JSON), derived from the spec.
+    public func reversed() throws(NotReversibleError) -> Mapper { try mapper.reversed() }
+
+    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {
+        var line = 1, column = 1
+        for b in bytes.prefix(offset) {
+            if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+        }
+        return (line, column)
+    }
+}

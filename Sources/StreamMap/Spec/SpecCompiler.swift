@@ -1,0 +1,607 @@
+/// Compiles a spec document into mappers, collecting every problem with its location.
+struct SpecCompiler {
+    private(set) var issues: [SpecIssue] = []
+
+    /// Settings inherited by nested object mappings.
+    struct Scope {
+        var delimiter = "."
+        var types: [String: Mapper] = [:]
+        var nullToEmpty = false
+        var nullToEmptyExcept: Set<String> = []
+    }
+
+    static let documentKeys = ["streammap", "description", "fields", "unmapped", "delimiter", "types", "nullToEmpty", "mapper"]
+    static let objectKeys = ["description", "fields", "unmapped", "delimiter", "types", "nullToEmpty"]
+    static let fieldKeys = [
+        "from", "to", "via", "type", "required", "optional", "default", "reverseDefault", "missing", "null", "invalid",
+        "literal", "description",
+    ]
+    static let simpleMappers: [String: Mapper] = [
+        "identity": .identity, "required": .required, "optional": .optionally(),
+        "string": .string, "integer": .integer, "number": .number, "boolean": .boolean,
+        "object": .objectValue, "array": .arrayValue, "null": .null,
+        "url": .url(), "uuid": .uuid, "uuidToString": Mapper(.convert(.uuidToString(uppercase: false))),
+        "toString": .toString, "stringToNumber": .stringToNumber, "numberToString": .numberToString,
+        "urlToString": Mapper(.convert(.urlToString(schemes: nil))),
+    ]
+    static let parametricMappers = [
+        "optional", "nonFatal", "required", "policy", "type", "object", "arrayOf", "first", "thread", "split", "forward",
+        "backward", "enum", "stringToDate", "dateToString", "numberToDate", "dateToNumber", "url", "urlToString",
+        "uuidToString", "base64", "keys",
+    ]
+    static let jsonTypeNames = JSONType.allCases.map(\.rawValue)
+
+    mutating func issue(_ pointer: String, _ message: String) { issues.append(SpecIssue(pointer: pointer, message: message)) }
+
+    // MARK: Document and object mappings
+
+    mutating func compileDocument(_ doc: JSONValue) -> Mapper? {
+        guard case .object(let o) = doc else {
+            issue("", "a spec must be a JSON object, found \(MapError.describe(doc))")
+            return nil
+        }
+        checkKeys(o, allowed: Self.documentKeys, at: "")
+        if let version = o["streammap"], version != .number(JSONNumber(1)) {
+            issue("/streammap", "unsupported spec version \(JSONWriter.string(version)) (this tool reads version 1)")
+        }
+        if let m = o["mapper"] {
+            for k in Self.objectKeys where k != "description" && o[k] != nil {
+                issue("/\(k)", "\"\(k)\" cannot be combined with \"mapper\"")
+            }
+            return compileMapper(m, at: "/mapper", scope: Scope())
+        }
+        return compileObject(o, at: "", scope: Scope(), allowedKeys: Self.documentKeys).map { Mapper(.object($0)) }
+    }
+
+    mutating func compileObject(
+        _ o: JSONObject, at pointer: String, scope outer: Scope, allowedKeys: [String]? = nil
+    ) -> ObjectMapping? {
+        if allowedKeys == nil { checkKeys(o, allowed: Self.objectKeys, at: pointer) }
+        var scope = outer
+        if let d = o["delimiter"] {
+            if case .string(let s) = d, !s.isEmpty { scope.delimiter = s } else {
+                issue(pointer + "/delimiter", "expected a non-empty string, found \(MapError.describe(d))")
+            }
+        }
+        if let t = o["types"] {
+            if case .object(let table) = t {
+                for (name, expr) in table {
+                    if let m = compileMapper(expr, at: pointer + "/types/" + escape(name), scope: scope) { scope.types[name] = m }
+                }
+            } else {
+                issue(pointer + "/types", "expected an object of type name → mapper, found \(MapError.describe(t))")
+            }
+        }
+        if let n = o["nullToEmpty"] { compileNullToEmpty(n, at: pointer + "/nullToEmpty", into: &scope) }
+
+        var fields: [ObjectMapping.Field] = []
+        switch o["fields"] {
+        case nil:
+            break
+        case .object(let table)?:
+            for (source, value) in table {
+                if let f = compileField(value, source: source, at: pointer + "/fields/" + escape(source), scope: scope) {
+                    fields.append(f)
+                }
+            }
+        case .array(let list)?:
+            for (i, value) in list.enumerated() {
+                if let f = compileField(value, source: nil, at: pointer + "/fields/\(i)", scope: scope) { fields.append(f) }
+            }
+        case let other?:
+            issue(pointer + "/fields", "expected an object (source → destination) or an array of fields, found \(MapError.describe(other))")
+        }
+        checkDestinations(fields, at: pointer)
+        let unmapped = compileUnmapped(o["unmapped"], at: pointer + "/unmapped", scope: scope)
+        return ObjectMapping(fields: fields, unmapped: unmapped)
+    }
+
+    mutating func compileNullToEmpty(_ n: JSONValue, at pointer: String, into scope: inout Scope) {
+        switch n {
+        case .bool(let b): scope.nullToEmpty = b
+        case .object(let o):
+            checkKeys(o, allowed: ["except"], at: pointer)
+            scope.nullToEmpty = true
+            if let e = o["except"] {
+                if case .array(let names) = e, names.allSatisfy({ $0.stringValue != nil }) {
+                    scope.nullToEmptyExcept = Set(names.compactMap(\.stringValue))
+                } else {
+                    issue(pointer + "/except", "expected an array of destination keys, found \(MapError.describe(e))")
+                }
+            }
+        default:
+            issue(pointer, "expected true, false or {\"except\": [...]}, found \(MapError.describe(n))")
+        }
+    }
+
+    mutating func compileUnmapped(_ value: JSONValue?, at pointer: String, scope: Scope) -> ObjectMapping.Unmapped {
+        switch value {
+        case nil, .string("drop")?: return .drop
+        case .string("keep")?: return .keep
+        case .object(let o)?:
+            checkKeys(o, allowed: ["keys", "values"], at: pointer)
+            let style = o["keys"].flatMap { keyStyle($0, at: pointer + "/keys") }
+            let values = o["values"].flatMap { compileMapper($0, at: pointer + "/values", scope: scope) }
+            return .keep(keyStyle: style, values: values)
+        case let other?:
+            issue(pointer, "expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found \(MapError.describe(other))")
+            return .drop
+        }
+    }
+
+    /// Destinations must be distinct and none may be a prefix of another (`a` and `a.b`), so output is well defined.
+    mutating func checkDestinations(_ fields: [ObjectMapping.Field], at pointer: String) {
+        var seen: [[String]] = []
+        for f in fields {
+            for d in f.destinations {
+                for s in seen where s.starts(with: d.steps) || d.steps.starts(with: s) {
+                    issue(pointer + "/fields", "destination \"\(d)\" overlaps destination \"\(s.joined(separator: "."))\"")
+                }
+                seen.append(d.steps)
+            }
+        }
+    }
+
+    // MARK: Fields
+
+    mutating func compileField(_ value: JSONValue, source: String?, at pointer: String, scope: Scope) -> ObjectMapping.Field? {
+        switch value {
+        case .string(let destination):
+            guard let source else {
+                issue(pointer, "a field in a list needs \"from\" and \"to\"")
+                return nil
+            }
+            var mapper = typeMapper(nil, destination: destination, scope: scope, base: .identity)
+            mapper = Mapper(.notNull(mapper))
+            return ObjectMapping.Field(
+                sources: [KeyPath(source, delimiter: scope.delimiter)], destinations: [KeyPath(destination, delimiter: scope.delimiter)],
+                mapper: mapper)
+        case .array(let pair) where pair.count == 2:
+            // Hydrant's `@[mapper, "dest"]`.
+            guard let source else {
+                issue(pointer, "a field in a list needs \"from\" and \"to\"")
+                return nil
+            }
+            guard case .string(let destination) = pair[1] else {
+                issue(pointer + "/1", "expected the destination key path, found \(MapError.describe(pair[1]))")
+                return nil
+            }
+            guard let m = compileMapper(pair[0], at: pointer + "/0", scope: scope) else { return nil }
+            return ObjectMapping.Field(
+                sources: [KeyPath(source, delimiter: scope.delimiter)], destinations: [KeyPath(destination, delimiter: scope.delimiter)],
+                mapper: m)
+        case .object(let o):
+            return compileFieldObject(o, source: source, at: pointer, scope: scope)
+        default:
+            issue(pointer, "expected a destination key path, [MAPPER, DESTINATION] or a field object, found \(MapError.describe(value))")
+            return nil
+        }
+    }
+
+    mutating func compileFieldObject(_ o: JSONObject, source: String?, at pointer: String, scope: Scope) -> ObjectMapping.Field? {
+        checkKeys(o, allowed: Self.fieldKeys, at: pointer)
+        let literal: Bool
+        switch o["literal"] {
+        case nil: literal = false
+        case .bool(let b)?: literal = b
+        case let other?:
+            issue(pointer + "/literal", "expected true or false, found \(MapError.describe(other))")
+            literal = false
+        }
+        func paths(_ v: JSONValue, at p: String) -> [KeyPath]? {
+            let make = { (s: String) in literal ? KeyPath.literal(s) : KeyPath(s, delimiter: scope.delimiter) }
+            switch v {
+            case .string(let s): return [make(s)]
+            case .array(let list) where !list.isEmpty && list.allSatisfy({ $0.stringValue != nil }):
+                return list.compactMap(\.stringValue).map(make)
+            default:
+                issue(p, "expected a key path or a non-empty array of key paths, found \(MapError.describe(v))")
+                return nil
+            }
+        }
+        var sources: [KeyPath]?
+        if let from = o["from"] { sources = paths(from, at: pointer + "/from") } else if let source {
+            sources = [literal ? .literal(source) : KeyPath(source, delimiter: scope.delimiter)]
+        } else {
+            issue(pointer, "a field in a list needs \"from\"")
+        }
+        var destinations: [KeyPath]?
+        if let to = o["to"] { destinations = paths(to, at: pointer + "/to") } else if let sources { destinations = sources }
+        guard let sources, let destinations else { return nil }
+
+        var base = Mapper.identity
+        var explicitMapper = false
+        if let via = o["via"] {
+            guard let m = compileMapper(via, at: pointer + "/via", scope: scope) else { return nil }
+            base = m
+            explicitMapper = true
+        }
+        let declaredType: String?
+        switch o["type"] {
+        case nil: declaredType = nil
+        case .string(let t)?:
+            if Self.jsonTypeNames.contains(t) || scope.types[t] != nil { declaredType = t } else {
+                issue(pointer + "/type", "unknown type \"\(t)\"" + Suggest.hint(t, Self.jsonTypeNames + scope.types.keys.sorted())
+                      + " (declare custom types under \"types\")")
+                declaredType = nil
+            }
+        case let other?:
+            issue(pointer + "/type", "expected a type name, found \(MapError.describe(other))")
+            declaredType = nil
+        }
+        let destinationName = destinations.count == 1 ? destinations[0].description : ""
+        base = typeMapper(declaredType, destination: destinationName, scope: scope, base: base)
+
+        let mapper = applyPresence(o, base: base, explicitMapper: explicitMapper, declaredType: declaredType,
+                                   destination: destinationName, at: pointer, scope: scope)
+        return ObjectMapping.Field(sources: sources, destinations: destinations, mapper: mapper)
+    }
+
+    /// ClassMapper's type-directed processor, then the field's own mapper, then the JSON type check.
+    func typeMapper(_ type: String?, destination: String, scope: Scope, base: Mapper) -> Mapper {
+        guard let type else { return base }
+        var stages: [Mapper] = []
+        if let processor = scope.types[type] { stages.append(processor) }
+        if case .identity = base.kind {} else { stages.append(base) }
+        if let json = JSONType(rawValue: type) { stages.append(.check(JSONTypeSet(json))) }
+        return stages.count == 1 ? stages[0] : Mapper(.thread(stages))
+    }
+
+    /// Presence handling: Hydrant's `optional`, explicit policies, CYZBaseModel's null → empty, or required.
+    mutating func applyPresence(
+        _ o: JSONObject, base: Mapper, explicitMapper: Bool, declaredType: String?, destination: String, at pointer: String,
+        scope: Scope
+    ) -> Mapper {
+        let hasPolicy = ["missing", "null", "invalid"].contains { o[$0] != nil }
+        let defaultValue = o["default"]
+        let reverseDefault = o["reverseDefault"]
+        var optional = false
+        switch o["optional"] {
+        case nil: break
+        case .bool(let b)?: optional = b
+        case let other?: issue(pointer + "/optional", "expected true or false, found \(MapError.describe(other))")
+        }
+        var required: Bool? = nil
+        switch o["required"] {
+        case nil: break
+        case .bool(let b)?: required = b
+        case let other?: issue(pointer + "/required", "expected true or false, found \(MapError.describe(other))")
+        }
+        if optional && hasPolicy { issue(pointer + "/optional", "\"optional\" cannot be combined with \"missing\", \"null\" or \"invalid\"") }
+        if optional && required == true { issue(pointer + "/required", "a field cannot be both required and optional") }
+        if reverseDefault != nil && !optional { issue(pointer + "/reverseDefault", "\"reverseDefault\" needs \"optional\": true") }
+
+        if optional {
+            return Mapper(.nonFatal(.notNull(base), fallback: defaultValue.map(Fallback.value), reverseFallback: reverseDefault.map(Fallback.value)))
+        }
+        let emptyValue = declaredType.flatMap(Self.emptyValue)
+        let nullToEmpty = scope.nullToEmpty && emptyValue != nil && !scope.nullToEmptyExcept.contains(destination)
+        if hasPolicy || defaultValue != nil || nullToEmpty {
+            var policy = FieldPolicy()
+            let fallbackAction: FieldPolicy.Action? = defaultValue.map { .useDefault($0) }
+            policy.missing = action(o["missing"], at: pointer + "/missing") ?? fallbackAction ?? (required == false ? .omit : .fail)
+            policy.null = action(o["null"], at: pointer + "/null") ?? fallbackAction
+                ?? (nullToEmpty ? .useDefault(emptyValue!) : (required == false ? .omit : .fail))
+            policy.invalid = action(o["invalid"], at: pointer + "/invalid") ?? .fail
+            return Mapper(.policy(base, policy))
+        }
+        if required == true || (!explicitMapper && required == nil) { return Mapper(.notNull(base)) }
+        if required == false { return Mapper(.policy(base, FieldPolicy(missing: .omit, null: .omit, invalid: .fail))) }
+        return base
+    }
+
+    static func emptyValue(_ type: String) -> JSONValue? {
+        switch type {
+        case "string": return .string("")
+        case "array": return .array([])
+        case "object": return .object(JSONObject())
+        case "integer", "number": return .number(JSONNumber(0))
+        case "boolean": return .bool(false)
+        default: return nil
+        }
+    }
+
+    mutating func action(_ v: JSONValue?, at pointer: String) -> FieldPolicy.Action? {
+        switch v {
+        case nil: return nil
+        case .string("fail")?: return .fail
+        case .string("omit")?: return .omit
+        case .string("null")?: return .keepNull
+        case .object(let o)? where o.count == 1 && o["default"] != nil: return .useDefault(o["default"]!)
+        case let other?:
+            issue(pointer, "expected \"fail\", \"omit\", \"null\" or {\"default\": VALUE}, found \(MapError.describe(other))")
+            return nil
+        }
+    }
+
+    // MARK: Mapper expressions
+
+    mutating func compileMapper(_ expr: JSONValue, at pointer: String, scope: Scope) -> Mapper? {
+        switch expr {
+        case .string(let name):
+            if let m = Self.simpleMappers[name] { return m }
+            let known = Self.simpleMappers.keys.sorted() + Self.parametricMappers
+            issue(pointer, "unknown mapper \"\(name)\"" + Suggest.hint(name, known))
+            return nil
+        case .array(let stages):
+            return compileList(stages, at: pointer, scope: scope).map { $0.count == 1 ? $0[0] : Mapper(.thread($0)) }
+        case .object(let o):
+            return compileParametric(o, at: pointer, scope: scope)
+        default:
+            issue(pointer, "expected a mapper name, an array (a pipeline) or an object, found \(MapError.describe(expr))")
+            return nil
+        }
+    }
+
+    mutating func compileList(_ list: [JSONValue], at pointer: String, scope: Scope) -> [Mapper]? {
+        guard !list.isEmpty else {
+            issue(pointer, "expected at least one mapper")
+            return nil
+        }
+        var out: [Mapper] = []
+        var ok = true
+        for (i, e) in list.enumerated() {
+            if let m = compileMapper(e, at: pointer + "/\(i)", scope: scope) { out.append(m) } else { ok = false }
+        }
+        return ok ? out : nil
+    }
+
+    /// Option keys each parametric mapper accepts besides its own name.
+    static let options: [String: [String]] = [
+        "optional": ["default", "reverseDefault"], "nonFatal": ["default", "reverseDefault"],
+        "policy": ["missing", "null", "invalid"], "split": ["reverse"], "forward": ["via"], "backward": ["via"],
+        "keys": ["deep"], "url": ["schemes"], "urlToString": ["schemes"], "uuidToString": ["uppercase"],
+        "base64": ["from", "to"], "stringToDate": ["timeZone"], "dateToString": ["timeZone"],
+    ]
+
+    mutating func compileParametric(_ o: JSONObject, at pointer: String, scope: Scope) -> Mapper? {
+        let names = o.keys.filter { Self.parametricMappers.contains($0) }
+        guard names.count == 1, let name = names.first else {
+            if names.isEmpty {
+                let unknown = o.keys.first ?? ""
+                issue(pointer, o.isEmpty ? "empty mapper object" : "unknown mapper \"\(unknown)\"" + Suggest.hint(unknown, Self.parametricMappers))
+            } else {
+                issue(pointer, "one mapper per object, found \(names.map { "\"\($0)\"" }.joined(separator: ", ")) (use an array for a pipeline)")
+            }
+            return nil
+        }
+        checkKeys(o, allowed: [name] + (Self.options[name] ?? []), at: pointer)
+        let arg = o[name]!
+        let at = pointer + "/" + name
+        switch name {
+        case "optional", "nonFatal":
+            let inner: Mapper?
+            if case .bool(true) = arg { inner = .identity } else { inner = compileMapper(arg, at: at, scope: scope) }
+            guard let inner else { return nil }
+            let d = o["default"].map(Fallback.value), r = o["reverseDefault"].map(Fallback.value)
+            return Mapper(.nonFatal(name == "optional" ? .notNull(inner) : inner, fallback: d, reverseFallback: r))
+        case "required":
+            return compileMapper(arg, at: at, scope: scope).map { Mapper(.notNull($0)) }
+        case "policy":
+            guard let inner = compileMapper(arg, at: at, scope: scope) else { return nil }
+            return Mapper(.policy(inner, FieldPolicy(
+                missing: action(o["missing"], at: pointer + "/missing") ?? .fail,
+                null: action(o["null"], at: pointer + "/null") ?? .fail,
+                invalid: action(o["invalid"], at: pointer + "/invalid") ?? .fail)))
+        case "type":
+            return typeSet(arg, at: at).map { Mapper(.check($0)) }
+        case "object":
+            guard case .object(let spec) = arg else {
+                issue(at, "expected an object mapping ({\"fields\": ...}), found \(MapError.describe(arg))")
+                return nil
+            }
+            return compileObject(spec, at: at, scope: scope).map { Mapper(.object($0)) }
+        case "arrayOf":
+            return compileMapper(arg, at: at, scope: scope).map { Mapper(.arrayOf($0)) }
+        case "first", "thread":
+            guard case .array(let list) = arg else {
+                issue(at, "expected an array of mappers, found \(MapError.describe(arg))")
+                return nil
+            }
+            return compileList(list, at: at, scope: scope).map { Mapper(name == "first" ? .first($0) : .thread($0)) }
+        case "split":
+            guard let f = compileMapper(arg, at: at, scope: scope) else { return nil }
+            guard let r = o["reverse"] else {
+                issue(pointer, "\"split\" needs \"reverse\"")
+                return nil
+            }
+            return compileMapper(r, at: pointer + "/reverse", scope: scope).map { Mapper(.split(forward: f, reverse: $0)) }
+        case "forward", "backward":
+            guard case .string(let path) = arg else {
+                issue(at, "expected a key path, found \(MapError.describe(arg))")
+                return nil
+            }
+            let inner = o["via"].map { compileMapper($0, at: pointer + "/via", scope: scope) } ?? .identity
+            guard let inner else { return nil }
+            let kp = KeyPath(path, delimiter: scope.delimiter)
+            return Mapper(name == "forward" ? .forward(kp, inner) : .backward(kp, inner))
+        case "enum":
+            return enumTable(arg, at: at).map { Mapper(.enumTable($0)) }
+        case "stringToDate":
+            let zone = timeZone(o["timeZone"], at: pointer + "/timeZone")
+            let list: [JSONValue]
+            if case .array(let l) = arg { list = l } else { list = [arg] }
+            guard !list.isEmpty else {
+                issue(at, "expected at least one date format")
+                return nil
+            }
+            var formats: [DateSyntax] = []
+            for (i, f) in list.enumerated() {
+                if let s = dateSyntax(f, zone: zone, at: list.count == 1 && arg.arrayValue == nil ? at : at + "/\(i)") { formats.append(s) }
+            }
+            return formats.count == list.count ? Mapper(.convert(.stringToDate(formats))) : nil
+        case "dateToString":
+            let zone = timeZone(o["timeZone"], at: pointer + "/timeZone")
+            return dateSyntax(arg, zone: zone, at: at).map { Mapper(.convert(.dateToString($0))) }
+        case "numberToDate", "dateToNumber":
+            guard case .string(let u) = arg, let unit = EpochUnit(rawValue: u) else {
+                let units = EpochUnit.allCases.map(\.rawValue)
+                issue(at, "expected a unit (\(units.joined(separator: ", "))), found \(MapError.describe(arg))" + Suggest.hint(arg.stringValue ?? "", units))
+                return nil
+            }
+            return Mapper(.convert(name == "numberToDate" ? .numberToDate(unit) : .dateToNumber(unit)))
+        case "url", "urlToString":
+            var schemes: JSONValue? = o["schemes"]
+            if case .bool(true) = arg {} else if schemes == nil { schemes = arg } else {
+                issue(at, "give the schemes either as the value or under \"schemes\"")
+            }
+            var list: [String]? = nil
+            if let schemes {
+                guard case .array(let l) = schemes, !l.isEmpty, l.allSatisfy({ $0.stringValue != nil }) else {
+                    issue(at, "expected true or a non-empty array of URL schemes, found \(MapError.describe(schemes))")
+                    return nil
+                }
+                list = l.compactMap(\.stringValue).map { $0.lowercased() }
+            }
+            return Mapper(.convert(name == "url" ? .stringToURL(schemes: list) : .urlToString(schemes: list)))
+        case "uuidToString":
+            guard case .bool = arg else {
+                issue(at, "expected true, found \(MapError.describe(arg))")
+                return nil
+            }
+            let upper: Bool
+            switch o["uppercase"] {
+            case nil: upper = false
+            case .bool(let b)?: upper = b
+            case let other?:
+                issue(pointer + "/uppercase", "expected true or false, found \(MapError.describe(other))")
+                upper = false
+            }
+            return Mapper(.convert(.uuidToString(uppercase: upper)))
+        case "base64":
+            let alphabets = Base64Text.Alphabet.allCases.map(\.rawValue)
+            func alphabet(_ v: JSONValue?, _ key: String) -> Base64Text.Alphabet? {
+                guard let v else { return .standard }
+                if case .string(let s) = v, let a = Base64Text.Alphabet(rawValue: s) { return a }
+                issue(pointer + "/" + key, "expected \(alphabets.joined(separator: " or ")), found \(MapError.describe(v))")
+                return nil
+            }
+            guard case .bool(true) = arg else {
+                issue(at, "expected true (with \"from\" and \"to\" alphabets), found \(MapError.describe(arg))")
+                return nil
+            }
+            guard let from = alphabet(o["from"], "from"), let to = alphabet(o["to"], "to") else { return nil }
+            return Mapper(.convert(.base64(from: from, to: to)))
+        case "keys":
+            guard let style = keyStyle(arg, at: at) else { return nil }
+            var deep = false
+            if let d = o["deep"] {
+                if case .bool(let b) = d { deep = b } else { issue(pointer + "/deep", "expected true or false, found \(MapError.describe(d))") }
+            }
+            return Mapper(.convert(.keys(style, deep: deep)))
+        default:
+            issue(at, "unknown mapper \"\(name)\"")
+            return nil
+        }
+    }
+
+    mutating func typeSet(_ v: JSONValue, at pointer: String) -> JSONTypeSet? {
+        let names: [JSONValue]
+        if case .array(let l) = v { names = l } else { names = [v] }
+        var set: JSONTypeSet = []
+        for (i, n) in names.enumerated() {
+            guard case .string(let s) = n, let t = JSONType(rawValue: s) else {
+                issue(names.count == 1 && v.arrayValue == nil ? pointer : pointer + "/\(i)",
+                      "unknown type \(JSONWriter.string(n))" + Suggest.hint(n.stringValue ?? "", Self.jsonTypeNames))
+                return nil
+            }
+            set.formUnion(JSONTypeSet(t))
+        }
+        if set.isEmpty { issue(pointer, "expected at least one type") }
+        return set.isEmpty ? nil : set
+    }
+
+    mutating func enumTable(_ v: JSONValue, at pointer: String) -> EnumTable? {
+        var pairs: [(from: JSONValue, to: JSONValue)] = []
+        switch v {
+        case .object(let o):
+            for (k, value) in o { pairs.append((.string(k), value)) }
+        case .array(let list):
+            for (i, p) in list.enumerated() {
+                guard case .array(let pair) = p, pair.count == 2 else {
+                    issue(pointer + "/\(i)", "expected a [from, to] pair, found \(MapError.describe(p))")
+                    return nil
+                }
+                for (j, side) in pair.enumerated() where side.arrayValue != nil || side.objectValue != nil {
+                    issue(pointer + "/\(i)/\(j)", "enum values must be strings, numbers, booleans or null")
+                }
+                pairs.append((pair[0], pair[1]))
+            }
+        default:
+            issue(pointer, "expected an object {\"from\": to, ...} or an array of [from, to] pairs, found \(MapError.describe(v))")
+            return nil
+        }
+        if pairs.isEmpty { issue(pointer, "an enum table needs at least one entry") }
+        let table = EnumTable(pairs)
+        // Duplicate sources would make the later entry unreachable.
+        var seen = Set<EnumTable.MatchKey>()
+        for (i, p) in pairs.enumerated() {
+            if let k = EnumTable.matchKey(p.from), !seen.insert(k).inserted {
+                issue(pointer + (v.arrayValue != nil ? "/\(i)" : ""), "duplicate enum entry \(JSONWriter.string(p.from))")
+            }
+        }
+        return table
+    }
+
+    mutating func timeZone(_ v: JSONValue?, at pointer: String) -> Int {
+        guard let v else { return 0 }
+        if case .string(let s) = v, let seconds = Self.parseOffset(s) { return seconds }
+        issue(pointer, "expected a UTC offset such as \"+02:00\", \"-0530\" or \"Z\", found \(MapError.describe(v))")
+        return 0
+    }
+
+    static func parseOffset(_ s: String) -> Int? {
+        if s == "Z" || s == "UTC" { return 0 }
+        let u = Array(s.utf8)
+        guard u.count == 6 || u.count == 5, u[0] == UInt8(ascii: "+") || u[0] == UInt8(ascii: "-") else { return nil }
+        let digits = u.count == 6 ? [u[1], u[2], u[4], u[5]] : [u[1], u[2], u[3], u[4]]
+        if u.count == 6 && u[3] != UInt8(ascii: ":") { return nil }
+        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let d = digits.map { Int($0 - 0x30) }
+        let hours = d[0] * 10 + d[1], minutes = d[2] * 10 + d[3]
+        guard hours < 24, minutes < 60 else { return nil }
+        return (u[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
+    }
+
+    mutating func dateSyntax(_ v: JSONValue, zone: Int, at pointer: String) -> DateSyntax? {
+        switch v {
+        case .string(let name):
+            if let named = NamedDateFormat(rawValue: name) { return .named(named) }
+            let names = NamedDateFormat.allCases.map(\.rawValue)
+            issue(pointer, "unknown date format \"\(name)\"" + Suggest.hint(name, names)
+                  + " (named formats: \(names.joined(separator: ", ")); or {\"pattern\": \"yyyy-MM-dd\"})")
+            return nil
+        case .object(let o):
+            checkKeys(o, allowed: ["pattern"], at: pointer)
+            guard case .string(let pattern)? = o["pattern"] else {
+                issue(pointer, "expected {\"pattern\": \"LDML pattern\"}")
+                return nil
+            }
+            do {
+                return .pattern(try DateFormat(pattern: pattern, timeZoneOffsetSeconds: zone))
+            } catch {
+                issue(pointer + "/pattern", error.message)
+                return nil
+            }
+        default:
+            issue(pointer, "expected a date format name or {\"pattern\": ...}, found \(MapError.describe(v))")
+            return nil
+        }
+    }
+
+    mutating func keyStyle(_ v: JSONValue, at pointer: String) -> KeyStyle? {
+        if case .string(let s) = v, let style = KeyStyle(specName: s) { return style }
+        let name = v.stringValue ?? ""
+        issue(pointer, "unknown key style \(JSONWriter.string(v))" + Suggest.hint(name, KeyStyle.specNames)
+              + " (styles: \(KeyStyle.specNames.joined(separator: ", ")))")
+        return nil
+    }
+
+    mutating func checkKeys(_ o: JSONObject, allowed: [String], at pointer: String) {
+        for key in o.keys where !allowed.contains(key) {
+            issue(pointer + "/" + escape(key), "unknown key \"\(key)\"" + Suggest.hint(key, allowed))
+        }
+    }
+
+    func escape(_ key: String) -> String { JSONPath([.key(key)]).pointer.dropFirst().description }
+}

@@ -1,0 +1,48 @@
+/// One problem in a spec file, located by a JSON Pointer into the spec.
+public struct SpecIssue: Sendable, Equatable, CustomStringConvertible {
+    public var pointer: String
+    public var message: String
+    public var description: String { "\(pointer.isEmpty ? "/" : pointer): \(message)" }
+}
+
+/// Everything wrong with a spec, found before any input is read. Printed one issue per line as
+/// `spec.json: /fields/age/via: unknown mapper "integr" (did you mean "integer"?)`.
+public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var issues: [SpecIssue]
+
+    public init(file: String, issues: [SpecIssue]) {
+        self.file = file
+        self.issues = issues
+    }
+
+    public var description: String { issues.map { "\(file): \($0)" }.joined(separator: "\n") }
+}
+
+/// "did you mean" suggestions by edit distance.
+enum Suggest {
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return best.1 <= max(2, word.count / 3) ? best.0 : nil
+    }
+
+    static func hint(_ word: String, _ candidates: [String]) -> String {
+        closest(to: word, in: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
