@@ -583,7 +583,7 @@ struct DateFormatTests {
         ("XXX", "Z", 0), ("XXX", "+02:00", 7200), ("ZZZZZ", "-0130", -5400),
         ("zzz", "GMT", 0), ("zzz", "UTC", 0), ("zzz", "UT", 0), ("zzz", "Z", 0), ("zzz", "CST", -6 * 3600),
         ("zzz", "CDT", -5 * 3600), ("zzz", "MST", -7 * 3600), ("zzz", "MDT", -6 * 3600), ("zzz", "PDT", -7 * 3600),
-        ("zzz", "+0100", 3600), ("zzz", "GMT+01:00", 3600), ("zzz", "GMT-0230", -9000), ("zzz", "UTC+05", 18_000),
+        ("zzz", "+0100", 3600), ("zzz", "GMT+01:00", 3600), ("zzz", "GMT-0230", -9000), ("zzz", "UTC+05", 18_000), ("zzz", "UT-01:00", -3600),
         ("ZZZZ", "GMT+01:00", 3600),
     ])
     func zoneFieldsParse(pattern: String, text: String, offset: Int) throws {

@@ -610,7 +610,7 @@ extension TimestampSupport {
             let (local, overflow) = t.seconds.addingReportingOverflow(Int64(offsetSeconds))
             guard !overflow else { return nil }
             let days = TimestampSupport.floorDiv(local, 86_400)
-            let secondOfDay = Int(local - days * 86_400)
+            let secondOfDay = Int(TimestampSupport.floorMod(local, 86_400))
             let date = TimestampSupport.civilFromDays(days)
             guard (0...9999).contains(date.year) else { return nil }
             (year, month, day) = (Int(date.year), date.month, date.day)
@@ -785,14 +785,16 @@ extension TimestampSupport {
 
         /// Appends a non-negative number, zero-padded to `width` digits (`0`: unpadded).
         mutating func appendNumber(_ value: Int, width: Int) {
-            var digits: [UInt8] = []
-            var rest = value
-            repeat {
-                digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                rest /= 10
-            } while rest > 0
-            for _ in digits.count..<max(width, digits.count) { bytes.append(UInt8(ascii: "0")) }
-            bytes.append(contentsOf: digits.reversed())
+            var divisor = 1, digitCount = 1
+            while value / divisor >= 10 {
+                divisor *= 10
+                digitCount += 1
+            }
+            for _ in digitCount..<max(width, digitCount) { bytes.append(UInt8(ascii: "0")) }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
 
         /// Appends `yyyy-MM-dd<separator>HH:mm:ss`.
@@ -885,8 +887,8 @@ extension TimestampSupport {
         case .upTo9: 1...9
         case .exactly3: 3...3
         }
-        guard let (value, count) = cursor.digits(min: allowed.lowerBound, max: allowed.upperBound), count > 0,
-            cursor.current.map({ $0 &- UInt8(ascii: "0") < 10 }) != true
+        // A digit beyond `allowed` is left for the zone, which then fails.
+        guard let (value, count) = cursor.digits(min: allowed.lowerBound, max: allowed.upperBound), count > 0
         else { return nil }
         return value * powerOf10(9 - count)
     }
@@ -1107,10 +1109,9 @@ extension TimestampSupport {
         integer.insert(1, at: 0)
     }
 
-    /// `[-]integer[.fraction]`, `"0"` for zero.
+    /// `[-]integer[.fraction]`. `negative` implies a non-zero magnitude, and rounding never rounds a non-zero
+    /// value to zero (one nanosecond is ≥ 2e-13 h), so this never writes `-0`.
     private static func decimalText(negative: Bool, integer: [UInt8], fraction: [UInt8]) -> String {
-        let isZero = integer.allSatisfy { $0 == 0 } && fraction.allSatisfy { $0 == 0 }
-        guard !isZero else { return "0" }
         var out = Writer()
         if negative { out.append(UInt8(ascii: "-")) }
         out.append(integer.isEmpty ? [UInt8(ascii: "0")] : integer.map { $0 + UInt8(ascii: "0") })

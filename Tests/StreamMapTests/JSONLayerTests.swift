@@ -1,0 +1,155 @@
+import Testing
+@testable import StreamMap
+
+@Suite("JSON layer")
+struct JSONLayerTests {
+    func roundTrip(_ text: String) throws -> String { JSONWriter.string(try JSONParser.parse(text)) }
+
+    @Test("numbers keep their exact source text", arguments: [
+        "12345678901234567890123", "9007199254740993", "18446744073709551616", "-0", "1E+2", "1e-400", "0.1000000000000000000000000000000000000001",
+        "-12.50e-07", "1.7976931348623157e309",
+    ])
+    func exactNumbers(_ lexeme: String) throws {
+        #expect(try roundTrip(lexeme) == lexeme)
+        #expect(try roundTrip("[\(lexeme),{\"n\":\(lexeme)}]") == "[\(lexeme),{\"n\":\(lexeme)}]")
+        let v = try JSONParser.parse(lexeme)
+        guard case .number(let n) = v else {
+            Issue.record("not a number: \(v)")
+            return
+        }
+        #expect(n.text == lexeme)
+    }
+
+    @Test func integerVersusNumberTypes() throws {
+        #expect(try JSONParser.parse("12345678901234567890123").type == .integer)
+        #expect(try JSONParser.parse("-0").type == .integer)
+        #expect(try JSONParser.parse("1.0").type == .number)
+        #expect(try JSONParser.parse("1e2").type == .number)
+    }
+
+    @Test("the writer's escaping rules", arguments: [
+        ("\"\\\"\"", "\"\\\"\""),  // quote
+        ("\"\\\\\"", "\"\\\\\""),  // backslash
+        ("\"\\/\"", "\"/\""),  // solidus is not escaped
+        ("\"\\b\\f\\n\\r\\t\"", "\"\\b\\f\\n\\r\\t\""),
+        ("\"\\u0000\\u001f\\u0001\"", "\"\\u0000\\u001f\\u0001\""),
+        ("\"\\u007f\"", "\"\u{7f}\""),  // DEL raw
+        ("\"\\u2028\\u2029\"", "\"\u{2028}\u{2029}\""),  // raw
+        ("\"\\u00e9\\ud83d\\ude00\"", "\"é😀\""),  // non-ASCII raw UTF-8
+        ("\"é\"", "\"é\""),
+    ])
+    func escaping(_ input: String, _ expected: String) throws {
+        #expect(try roundTrip(input) == expected)
+    }
+
+    @Test func compactOutputWithoutWhitespace() throws {
+        #expect(try roundTrip(" { \"a\" : [ 1 , true , null , { } , [ ] ] ,\n\"b\":\"x\" } ") == #"{"a":[1,true,null,{},[]],"b":"x"}"#)
+    }
+
+    @Test func duplicateKeysKeepFirstPositionAndLastValue() throws {
+        #expect(try roundTrip(#"{"a":1,"b":2,"a":3}"#) == #"{"a":3,"b":2}"#)
+        // Beyond the index threshold too.
+        let keys = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let out = try roundTrip("{\(keys),\"k3\":\"last\"}")
+        #expect(out.contains(#""k2":2,"k3":"last","k4":4"#))
+    }
+
+    @Test func duplicateKeysRejectedWhenAsked() {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(#"{"a":1,"a":2}"#.utf8), rejectingDuplicateKeys: true) }
+    }
+
+    @Test func keysAndStringsCompareByBytesNotCanonicalEquivalence() throws {
+        let composed = try JSONParser.parse("{\"caf\\u00e9\":1}")
+        let decomposed = try JSONParser.parse("{\"cafe\\u0301\":1}")
+        #expect(composed != decomposed)
+        #expect(composed["caf\u{e9}"] != nil)
+        #expect(composed["cafe\u{301}"] == nil)
+        #expect(JSONValue.string("\u{e9}") != JSONValue.string("e\u{301}"))
+        // Both keys survive in one object.
+        #expect(try roundTrip("{\"caf\\u00e9\":1,\"cafe\\u0301\":2}") == "{\"caf\u{e9}\":1,\"cafe\u{301}\":2}")
+    }
+
+    @Test func nullAndAbsentAreDistinct() throws {
+        let v = try JSONParser.parse(#"{"a":null}"#)
+        #expect(v["a"] == .null)
+        #expect(v["b"] == nil)
+    }
+
+    @Test("syntax errors carry a byte offset", arguments: [
+        ("{\"a\":1", 6), ("[1,2,]", 5), ("{\"a\" 1}", 5), ("tru", 3), ("1 2", 2),
+    ])
+    func syntaxErrors(_ text: String, _ minimumOffset: Int) {
+        do {
+            _ = try JSONParser.parse(text)
+            Issue.record("accepted invalid JSON \(text)")
+        } catch {
+            #expect(error.byteOffset >= minimumOffset - 2 && error.byteOffset <= text.utf8.count)
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test func invalidUTF8IsRejected() {
+        let bytes: [UInt8] = Array("[\"a".utf8) + [0xC3, 0x28] + Array("\"]".utf8)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(bytes) }
+    }
+
+    func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+
+    @Test func depthLimitIsEnforcedWithAClearError() {
+        for depth in [10_001, 100_000] {
+            do {
+                _ = try JSONParser.parse(nested(depth))
+                Issue.record("accepted \(depth) levels")
+            } catch {
+                #expect(error.message == "nesting deeper than 10000 levels")
+            }
+        }
+        // Unclosed deep input fails the same way, before the end of input.
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(String(repeating: "{\"a\":", count: 100_000)) }
+    }
+
+    @Test func tenThousandLevelsBuildWriteCompareMapAndFree() throws {
+        let text = nested(10_000)
+        let a = try JSONParser.parse(text)
+        let b = try JSONParser.parse(text)
+        #expect(a == b)
+        #expect(JSONWriter.string(a) == text)
+        #expect(JSONWriter.string(Mapper.identity.map(a).value!) == text)
+        let renamed = Mapper.keys(.foundationCamel, deep: true).map(try JSONParser.parse(String(repeating: "{\"a_b\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000)))
+        #expect(JSONWriter.string(renamed.value!).hasPrefix("{\"aB\":{\"aB\":"))
+        #expect(JSONWriter.string(Mapper.toString.map(a).value!) == JSONWriter.string(.string(text)))
+    }
+
+    @Test func maximumDepthIsConfigurable() throws {
+        let options = JSONParserOptions(maximumDepth: 3)
+        _ = try JSONParser.parse("[[[1]]]", options: options)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("[[[[1]]]]", options: options) }
+    }
+
+    @Test func oneValuePerText() {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("{} {}") }
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("") }
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("   ") }
+    }
+
+    @Test func pushParserIsChunkInvariant() throws {
+        let text = #"{"a":[1,2.5e10,"h\u00e9llo",true,null],"b":{"c":"12345678901234567890"}}"#
+        let expected = try JSONParser.parse(text)
+        for size in [1, 2, 7, 4096] {
+            let parser = JSONPushParser(handler: JSONTreeBuilder())
+            let bytes = Array(text.utf8)
+            var i = 0
+            while i < bytes.count {
+                try parser.feed(bytes[i..<min(i + size, bytes.count)])
+                i += size
+            }
+            try parser.finish()
+            #expect(parser.handler.values == [expected], "chunk size \(size)")
+        }
+    }
+
+    @Test func jsonPointerEscaping() {
+        #expect(JSONPath([.key("a/b"), .key("m~n"), .index(3)]).pointer == "/a~1b/m~0n/3")
+        #expect(JSONPath.root.pointer == "")
+    }
+}

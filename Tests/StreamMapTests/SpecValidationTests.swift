@@ -1,0 +1,100 @@
+import Testing
+@testable import StreamMap
+
+@Suite("Spec validation")
+struct SpecValidationTests {
+    /// The issues a spec produces, as "pointer: message" lines.
+    func issues(_ spec: String) -> [String] {
+        do {
+            _ = try Spec(json: spec, file: "spec.json")
+            return []
+        } catch {
+            return error.issues.map(\.description)
+        }
+    }
+
+    @Test func theIssueExampleMessage() throws {
+        do {
+            _ = try Spec(json: #"{"fields":{"age":{"to":"age","via":"integr"}}}"#, file: "spec.json")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description == #"spec.json: /fields/age/via: unknown mapper "integr" (did you mean "integer"?)"#)
+        }
+    }
+
+    @Test("every class of spec error is located and explained", arguments: [
+        // Not JSON at all, with line and column.
+        ("{\n  \"fields\": {,}\n}", "/: line 2, column 1"),
+        (#"{"fields":{"a":"b","a":"c"}}"#, "/: line 1, column"),  // duplicate keys in a spec are an error
+        ("[]", "/: a spec must be a JSON object, found array"),
+        (#"{"feilds":{}}"#, #"/feilds: unknown key "feilds" (did you mean "fields"?)"#),
+        (#"{"streammap":2}"#, "/streammap: unsupported spec version 2"),
+        (#"{"fields":3}"#, "/fields: expected an object (source → destination) or an array of fields, found integer 3"),
+        (#"{"fields":{"a":5}}"#, "/fields/a: expected a destination key path"),
+        (#"{"fields":{"a":{"to":"b","via":"strng"}}}"#, #"/fields/a/via: unknown mapper "strng" (did you mean "string"?)"#),
+        (#"{"fields":{"a":{"to":"b","via":{"arrayOff":"string"}}}}"#, #"/fields/a/via: unknown mapper "arrayOff" (did you mean "arrayOf"?)"#),
+        (#"{"fields":{"a":{"to":"b","via":{"arrayOf":"string","first":[]}}}}"#, "/fields/a/via: one mapper per object"),
+        (#"{"fields":{"a":{"to":"b","via":{"first":[]}}}}"#, "/fields/a/via/first: expected at least one mapper"),
+        (#"{"fields":{"a":{"to":"b","via":{"first":"string"}}}}"#, "/fields/a/via/first: expected an array of mappers"),
+        (#"{"fields":{"a":{"to":"b","via":["string",{"arrayOf":"nope"}]}}}"#, #"/fields/a/via/1/arrayOf: unknown mapper "nope""#),
+        (#"{"fields":{"a":{"too":"b"}}}"#, #"/fields/a/too: unknown key "too" (did you mean "to"?)"#),
+        (#"{"fields":{"a":{"to":3}}}"#, "/fields/a/to: expected a key path or a non-empty array of key paths, found integer 3"),
+        (#"{"fields":[{"to":"b"}]}"#, #"/fields/0: a field in a list needs "from""#),
+        (#"{"fields":{"a":{"to":"b","type":"strin"}}}"#, #"/fields/a/type: unknown type "strin" (did you mean "string"?)"#),
+        (#"{"fields":{"a":{"to":"b","optional":true,"missing":"omit"}}}"#, "/fields/a/optional: \"optional\" cannot be combined"),
+        (#"{"fields":{"a":{"to":"b","optional":true,"required":true}}}"#, "/fields/a/required: a field cannot be both required and optional"),
+        (#"{"fields":{"a":{"to":"b","missing":"skip"}}}"#, "/fields/a/missing: expected \"fail\", \"omit\", \"null\" or {\"default\": VALUE}"),
+        (#"{"fields":{"a":{"to":"b","reverseDefault":1}}}"#, "/fields/a/reverseDefault: \"reverseDefault\" needs \"optional\": true"),
+        (#"{"fields":{"a":"x","b":"x"}}"#, #"/fields: destination "x" overlaps destination "x""#),
+        (#"{"fields":{"a":"x","b":"x.y"}}"#, #"/fields: destination "x.y" overlaps destination "x""#),
+        (#"{"unmapped":"kept"}"#, "/unmapped: expected \"drop\", \"keep\""),
+        (#"{"unmapped":{"keys":"camle"}}"#, #"/unmapped/keys: unknown key style "camle" (did you mean "camel"?)"#),
+        (#"{"delimiter":""}"#, "/delimiter: expected a non-empty string"),
+        (#"{"nullToEmpty":{"except":"a"}}"#, "/nullToEmpty/except: expected an array of destination keys"),
+        (#"{"types":{"date":"nope"}}"#, #"/types/date: unknown mapper "nope""#),
+        (#"{"mapper":"identity","fields":{}}"#, #"/fields: "fields" cannot be combined with "mapper""#),
+        (#"{"mapper":{"type":"integr"}}"#, #"/mapper/type: unknown type "integr" (did you mean "integer"?)"#),
+        (#"{"mapper":{"enum":{}}}"#, "/mapper/enum: an enum table needs at least one entry"),
+        (#"{"mapper":{"enum":[[1,"a"],[1.0,"b"]]}}"#, "/mapper/enum/1: duplicate enum entry 1.0"),
+        (#"{"mapper":{"enum":[[1]]}}"#, "/mapper/enum/0: expected a [from, to] pair"),
+        (#"{"mapper":{"stringToDate":"rfc3339x"}}"#, #"/mapper/stringToDate: unknown date format "rfc3339x" (did you mean "rfc3339"?)"#),
+        (#"{"mapper":{"stringToDate":{"pattern":"yyyy-QQ"}}}"#, "/mapper/stringToDate/pattern: "),
+        (#"{"mapper":{"stringToDate":"iso8601","timeZone":"+25:00"}}"#, "/mapper/timeZone: expected a UTC offset"),
+        (#"{"mapper":{"numberToDate":"sec"}}"#, "/mapper/numberToDate: expected a unit (ms, s, min, h)"),
+        (#"{"mapper":{"url":[]}}"#, "/mapper/url: expected true or a non-empty array of URL schemes"),
+        (#"{"mapper":{"base64":true,"from":"hex"}}"#, "/mapper/from: expected standard or url"),
+        (#"{"mapper":{"split":"identity"}}"#, #"/mapper: "split" needs "reverse""#),
+        (#"{"mapper":{"forward":1}}"#, "/mapper/forward: expected a key path"),
+        (#"{"mapper":{"keys":"snake","deep":"yes"}}"#, "/mapper/deep: expected true or false"),
+        (#"{"mapper":{"object":[]}}"#, "/mapper/object: expected an object mapping"),
+        (#"{"mapper":{"object":{"fields":{"a":"b"},"unmaped":"keep"}}}"#, #"/mapper/object/unmaped: unknown key "unmaped" (did you mean "unmapped"?)"#),
+        (#"{"mapper":7}"#, "/mapper: expected a mapper name, an array (a pipeline) or an object, found integer 7"),
+    ])
+    func errorClass(_ spec: String, _ expectedPrefix: String) {
+        let found = issues(spec)
+        #expect(found.contains { $0.hasPrefix(expectedPrefix) }, "issues: \(found)")
+    }
+
+    @Test func allIssuesAreReportedAtOnce() {
+        let found = issues(#"{"fields":{"a":{"to":"b","via":"nope"},"c":{"to":"d","type":"nope"}},"unmapped":1}"#)
+        #expect(found.count == 3, "\(found)")
+    }
+
+    @Test func keysWithSlashAndTildeAreEscapedInPointers() {
+        let found = issues(#"{"fields":{"a/b~c":{"to":"x","via":"nope"}}}"#)
+        #expect(found.first?.hasPrefix("/fields/a~1b~0c/via:") == true, "\(found)")
+    }
+
+    @Test func validSpecsCompile() throws {
+        for spec in [
+            #"{}"#, #"{"streammap":1,"fields":{}}"#, #"{"mapper":"identity"}"#,
+            #"{"fields":{"a":"b","c.d":"e.f","g":{"via":["string",{"policy":"identity","null":"omit"}]}}}"#,
+            #"{"fields":[{"from":"a","to":"b"},{"from":"a","to":"c","via":"toString"}]}"#,
+            #"{"fields":{"x":{"to":"y","literal":true}},"delimiter":"->","unmapped":{"keys":"hydrant.snake","values":"identity"}}"#,
+            #"{"mapper":{"arrayOf":{"optional":{"object":{"fields":{"name":"firstName"}}}}}}"#,
+            #"{"mapper":{"stringToDate":["twitter","rfc822",{"pattern":"dd/MM/yyyy"}],"timeZone":"+01:00"}}"#,
+        ] {
+            _ = try Spec(json: spec)
+        }
+    }
+}
