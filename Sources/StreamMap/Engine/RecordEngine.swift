@@ -63,20 +63,29 @@ public struct TreeEngine: RecordEngine, Sendable {
 
     /// Maps an already-parsed value.
     public func map(value: JSONValue, into writer: inout JSONWriter) -> RecordOutcome {
-        let result = mapper.map(value)
-        if result.isFatal { return .rejected(.mapping(result.errors)) }
-        guard let output = result.value else { return .rejected(.noOutput) }
-        writer.write(output)
-        return .mapped(warnings: result.errors)
+        map(value: value, into: &writer, deep: false)
     }
 
     public func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         let value: JSONValue
+        let depth: Int
         do {
-            value = try JSONParser.parse(record, options: parserOptions)
+            (value, depth) = try JSONParser.parseWithDepth(record, options: parserOptions)
         } catch {
             return .rejected(.syntax(error))
         }
-        return map(value: value, into: &writer)
+        let deep = depth > JSONValue.iterativeReleaseDepth
+        let outcome = map(value: value, into: &writer, deep: deep)
+        if deep { JSONValue.release(consume value) }
+        return outcome
+    }
+
+    private func map(value: JSONValue, into writer: inout JSONWriter, deep: Bool) -> RecordOutcome {
+        var result = mapper.map(value)
+        if result.isFatal { return .rejected(.mapping(result.errors)) }
+        guard let output = result.takeValue() else { return .rejected(.noOutput) }
+        writer.write(output)
+        if deep { JSONValue.release(consume output) }
+        return .mapped(warnings: result.errors)
     }
 }

@@ -7,6 +7,8 @@ public struct JSONTreeBuilder: JSONEventHandler {
     private var stack: [Container] = []
     /// Completed top-level values, in order.
     public var values: [JSONValue] = []
+    /// The deepest nesting seen so far.
+    public private(set) var maximumDepth = 0
     /// Reject objects that repeat a key (spec files), instead of "last wins" (records).
     public var rejectsDuplicateKeys = false
 
@@ -40,7 +42,10 @@ public struct JSONTreeBuilder: JSONEventHandler {
         add(.number(JSONNumber(unchecked: String(decoding: text, as: UTF8.self))))
     }
     public mutating func string(_ utf8: UnsafeRawBufferPointer) throws { add(.string(try Self.makeString(utf8))) }
-    public mutating func startObject() { stack.append(.object(JSONObject(), pendingKey: nil)) }
+    public mutating func startObject() {
+        stack.append(.object(JSONObject(), pendingKey: nil))
+        maximumDepth = max(maximumDepth, stack.count)
+    }
     public mutating func key(_ utf8: UnsafeRawBufferPointer) throws {
         guard case .object(let o, _) = stack.popLast() else { return }
         let key = try Self.makeString(utf8)
@@ -53,7 +58,10 @@ public struct JSONTreeBuilder: JSONEventHandler {
         guard case .object(let o, _) = stack.popLast() else { return }
         add(.object(o))
     }
-    public mutating func startArray() { stack.append(.array([])) }
+    public mutating func startArray() {
+        stack.append(.array([]))
+        maximumDepth = max(maximumDepth, stack.count)
+    }
     public mutating func endArray() {
         guard case .array(let a) = stack.popLast() else { return }
         add(.array(a))
@@ -66,6 +74,13 @@ public enum JSONParser {
     public static func parse(
         _ bytes: UnsafeRawBufferPointer, options: JSONParserOptions = .init(), rejectingDuplicateKeys: Bool = false
     ) throws(JSONSyntaxError) -> JSONValue {
+        try parseWithDepth(bytes, options: options, rejectingDuplicateKeys: rejectingDuplicateKeys).value
+    }
+
+    /// Parses one value and reports how deeply it is nested.
+    static func parseWithDepth(
+        _ bytes: UnsafeRawBufferPointer, options: JSONParserOptions = .init(), rejectingDuplicateKeys: Bool = false
+    ) throws(JSONSyntaxError) -> (value: JSONValue, depth: Int) {
         var options = options
         options.allowMultipleValues = false
         let parser = JSONPushParser(handler: JSONTreeBuilder(rejectsDuplicateKeys: rejectingDuplicateKeys), options: options)
@@ -80,7 +95,7 @@ public enum JSONParser {
         guard let value = parser.handler.values.first else {
             throw JSONSyntaxError(byteOffset: bytes.count, message: "no JSON value")
         }
-        return value
+        return (value, parser.handler.maximumDepth)
     }
 
     public static func parse(_ text: String, options: JSONParserOptions = .init()) throws(JSONSyntaxError) -> JSONValue {

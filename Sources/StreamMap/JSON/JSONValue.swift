@@ -137,6 +137,26 @@ func bytesEqual(_ a: String, _ b: String) -> Bool {
     a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
 }
 
+extension JSONValue {
+    /// Frees a value without recursion. Swift frees nested enums recursively, about 150 bytes of stack per level,
+    /// so a value nested 10 000 deep needs ~2 MB of stack to be dropped normally. Pass deep values here (with
+    /// `consume`) to free them in constant stack space: children are moved to an explicit stack before their
+    /// parent goes. The engines do this for every deep record.
+    public static func release(_ value: consuming JSONValue) {
+        var pending: [JSONValue] = [value]
+        while let v = pending.popLast() {
+            switch v {
+            case .array(let a): pending.append(contentsOf: a)
+            case .object(let o): for e in o.entries { pending.append(e.value) }
+            default: break
+            }
+        }
+    }
+
+    /// Records nested deeper than this are freed with `release(_:)`.
+    static let iterativeReleaseDepth = 256
+}
+
 extension JSONValue: Equatable {
     /// Structural equality: strings and keys by UTF-8 bytes, numbers by their exact text (so `1` ≠ `1.0`; use
     /// `NumberText.numericallyEqual` for numeric comparison), objects by their entries in order. Iterative.

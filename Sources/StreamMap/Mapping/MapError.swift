@@ -112,6 +112,12 @@ public struct MapResult: Sendable, Equatable {
         return r
     }
 
+    /// Moves the value out (so that a deep value can be released without recursion).
+    mutating func takeValue() -> JSONValue? {
+        defer { value = nil }
+        return value
+    }
+
     /// Keeps the value, downgrading every error to non-fatal (used by `first` for alternatives that failed).
     var downgraded: [MapError] { errors.map(\.nonFatal) }
 }
