@@ -127,7 +127,13 @@ public enum Conversion: Sendable {
             }
             return .success(.string(canonical))
         case .dateToNumber(let unit):
-            return withCanonicalDate(value) { t in .success(.number(JSONNumber(unchecked: t.epochNumber(unit: unit)))) }
+            return withCanonicalDate(value) { t in
+                // Never rounds: a date that is no whole decimal number of the unit (1 s = 0.01666… min) fails.
+                guard let text = t.exactEpochNumber(unit: unit) else {
+                    return .failure(.invalid("an exact decimal number of \(unit.rawValue) since 1970", value))
+                }
+                return .success(.number(JSONNumber(unchecked: text)))
+            }
         case .stringToNumber:
             guard case .string(let s) = value else { return .failure(.typeMismatch(expected: "string", found: value)) }
             guard let text = NumberText.parseLenient(s) else { return .failure(.invalid("a decimal number", value)) }
