@@ -20,7 +20,7 @@ struct ReadmeLibraryExampleTests {
         let result = person.map(try JSONParser.parse(#"{"first_name":"Ann","children":[{"first_name":"Bo"}]}"#))
         #expect(result.isFatal == false)
         #expect(result.value?.description == #"{"firstName":"Ann","children":[]}"#)
-        #expect(result.errors.map(\.sourcePath.pointer) == ["/homepage", "/children/0/last_name"])
+        #expect(result.errors.map(\.sourcePath.pointer) == ["/homepage", "/children/0/last_name", "/children/0/age"])
         #expect(result.errors.allSatisfy { !$0.isFatal })
         let back = try person.reversed()
         #expect(back.map(result.value!).value?.description == #"{"first_name":"Ann","children":[]}"#)

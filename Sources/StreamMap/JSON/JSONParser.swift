@@ -16,7 +16,7 @@ public struct JSONTreeBuilder: JSONEventHandler {
 
     static func makeString(_ utf8: UnsafeRawBufferPointer) throws -> String {
         guard let s = String(validating: utf8, as: UTF8.self) else {
-            throw JSONSyntaxError(byteOffset: 0, message: "invalid UTF-8 in string")
+            throw JSONSyntaxError(byteOffset: 0, message: UTF8Validation.invalidStringMessage)
         }
         return s
     }

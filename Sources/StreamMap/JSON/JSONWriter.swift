@@ -30,6 +30,7 @@ public struct JSONWriter: Sendable {
 
     @inline(__always) public mutating func writeRaw(_ byte: UInt8) { bytes.append(byte) }
     public mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+    public mutating func writeRaw(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
     public mutating func writeNull() { bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
     public mutating func writeBool(_ b: Bool) {
         if b { bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else {

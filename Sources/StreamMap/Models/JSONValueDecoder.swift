@@ -30,12 +30,15 @@ import Foundation
 /// - **No coercions:** a string is never read as a number or a bool, nor the other way round (`typeMismatch`).
 /// - **Special types** use StreamMap's canonical text forms (the ones `JSONValueEncoder` writes):
 ///   - `Date`: an ISO 8601 / RFC 3339 date-time string, `YYYY-MM-DDThh:mm:ss`, an optional fraction of any length
-///     (`.` or `,`; rounded to the nearest nanosecond), and a required zone: `Z`, `±hh:mm`, `±hhmm` or `±hh`
-///     (`T` and `Z` in either case). Years 0000–9999; no leap second (`:60`); no zone-less local times.
+///     (after `.` or `,`), and a required zone: `Z`, `±hh:mm`, `±hhmm` or `±hh` (`T` and `Z` in either case).
+///     Years 0000–9999; no leap second (`:60`); no zone-less local times. The result is the `Date` nearest to the
+///     written instant (its seconds since 2001 rounded once, correctly, to a `Double`). Note that
+///     `Date(timeIntervalSince1970: 1409444955.123)` is not always that `Date`: it rounds the Unix time first.
 ///   - `URL`: a string that `URL(string:)` accepts and that has a scheme (an absolute URL).
 ///   - `UUID`: an 8-4-4-4-12 hexadecimal string in any case.
 ///   - `Data`: standard base64 (RFC 4648 §4) with padding, strictly (no whitespace, canonical final bits).
-///   - `JSONValue`: the value itself, unchanged (numbers keep their exact text; `null` is `.null`).
+///   - `JSONValue`: the value itself, unchanged (numbers keep their exact text; `null` is `.null`). An optional
+///     `JSONValue?` property reads `null` as `nil`, like any optional; a non-optional one keeps `.null`.
 /// - **Errors** are the standard ones, with the coding path of the offending value (array elements appear as
 ///   `"Index N"` keys with `intValue` N): `keyNotFound` for a missing key, `valueNotFound` for `null` where a
 ///   non-optional value is expected (also for a container), `typeMismatch` for a value of the wrong JSON type,
@@ -56,7 +59,7 @@ public struct JSONValueDecoder: Sendable {
     /// - Throws: `DecodingError` with the coding path of the value that failed (see the type's documentation).
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         let decoder = JSONValueDecoderImpl(value: value, codingPath: [], userInfo: userInfo.mapValues { $0 })
-        return try decoder.unbox(value, as: type, at: ValueLocation(parent: [], key: nil))
+        return try decoder.unbox(value, as: type, at: CodingLocation(parent: [], key: nil))
     }
 }
 
@@ -86,7 +89,7 @@ struct CodableBridgeKey: CodingKey {
 
 /// Where a value sits: its container's coding path and its own key (none for a single-value container).
 /// The full path is built only when it is needed (an error, or a nested decoder).
-struct ValueLocation {
+struct CodingLocation {
     let parent: [any CodingKey]
     let key: (any CodingKey)?
 
@@ -117,16 +120,24 @@ final class JSONValueDecoderImpl: Decoder, SingleValueDecodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {
-            throw Self.mismatch(JSONObject.self, value, ValueLocation(parent: codingPath, key: nil),
-                                what: "keyed decoding container")
+            throw Self.mismatch(
+                JSONObject.self,
+                value,
+                CodingLocation(parent: codingPath, key: nil),
+                what: "keyed decoding container"
+            )
         }
         return KeyedDecodingContainer(JSONValueKeyedDecodingContainer<Key>(decoder: self, object: object))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
-            throw Self.mismatch([JSONValue].self, value, ValueLocation(parent: codingPath, key: nil),
-                                what: "unkeyed decoding container")
+            throw Self.mismatch(
+                [JSONValue].self,
+                value,
+                CodingLocation(parent: codingPath, key: nil),
+                what: "unkeyed decoding container"
+            )
         }
         return JSONValueUnkeyedDecodingContainer(decoder: self, elements: elements)
     }
@@ -135,7 +146,7 @@ final class JSONValueDecoderImpl: Decoder, SingleValueDecodingContainer {
 
     // MARK: Single-value container
 
-    private var here: ValueLocation { ValueLocation(parent: codingPath, key: nil) }
+    private var here: CodingLocation { CodingLocation(parent: codingPath, key: nil) }
 
     func decodeNil() -> Bool { value.isNull }
     func decode(_ type: Bool.Type) throws -> Bool { try unboxBool(value, at: here) }
@@ -163,7 +174,7 @@ final class JSONValueDecoderImpl: Decoder, SingleValueDecodingContainer {
 
 extension JSONValueDecoderImpl {
     /// Decodes any `Decodable`: the special types directly, everything else through its `init(from:)`.
-    func unbox<T: Decodable>(_ value: JSONValue, as type: T.Type, at location: ValueLocation) throws -> T {
+    func unbox<T: Decodable>(_ value: JSONValue, as type: T.Type, at location: CodingLocation) throws -> T {
         if type == JSONValue.self { return value as! T }
         if type == Date.self { return try unboxDate(value, at: location) as! T }
         if type == URL.self { return try unboxURL(value, at: location) as! T }
@@ -172,31 +183,39 @@ extension JSONValueDecoderImpl {
         return try T(from: decoder(for: value, at: location.path))
     }
 
-    func unboxBool(_ value: JSONValue, at location: ValueLocation) throws -> Bool {
+    func unboxBool(_ value: JSONValue, at location: CodingLocation) throws -> Bool {
         guard case .bool(let bool) = value else { throw Self.mismatch(Bool.self, value, location) }
         return bool
     }
 
-    func unboxString(_ value: JSONValue, at location: ValueLocation) throws -> String {
+    func unboxString(_ value: JSONValue, at location: CodingLocation) throws -> String {
         guard case .string(let string) = value else { throw Self.mismatch(String.self, value, location) }
         return string
     }
 
-    func unboxInteger<I: FixedWidthInteger>(_ value: JSONValue, as type: I.Type, at location: ValueLocation) throws
+    func unboxInteger<I: FixedWidthInteger>(
+        _ value: JSONValue,
+        as type: I.Type,
+        at location: CodingLocation
+    ) throws
         -> I
     {
         guard case .number(let number) = value else { throw Self.mismatch(type, value, location) }
-        guard let integer = ExactInteger.value(of: number.text, as: type) else {
+        guard let integer = CodableIntegerText.value(of: number.text, as: type) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: location.path,
-                    debugDescription: "Parsed JSON number <\(number.text)> does not fit in \(type)."))
+                    debugDescription: "Parsed JSON number <\(number.text)> does not fit in \(type)."
+                )
+            )
         }
         return integer
     }
 
     func unboxFloat<F: BinaryFloatingPoint & LosslessStringConvertible>(
-        _ value: JSONValue, as type: F.Type, at location: ValueLocation
+        _ value: JSONValue,
+        as type: F.Type,
+        at location: CodingLocation
     ) throws -> F {
         guard case .number(let number) = value else { throw Self.mismatch(type, value, location) }
         // `F(String)` also accepts "inf", "nan" and hexadecimal forms; a JSON lexeme is checked first.
@@ -204,60 +223,78 @@ extension JSONValueDecoderImpl {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: location.path,
-                    debugDescription: "Parsed JSON number <\(number.text)> does not fit in \(type)."))
+                    debugDescription: "Parsed JSON number <\(number.text)> does not fit in \(type)."
+                )
+            )
         }
         return float
     }
 
-    func unboxDate(_ value: JSONValue, at location: ValueLocation) throws -> Date {
+    func unboxDate(_ value: JSONValue, at location: CodingLocation) throws -> Date {
         let text = try unboxString(value, at: location, as: Date.self)
         guard let date = CodableDateText.date(from: text) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: location.path,
-                    debugDescription: "Expected an ISO 8601 date-time with a time zone, found \"\(text)\"."))
+                    debugDescription: "Expected an ISO 8601 date-time with a time zone, found \"\(text)\"."
+                )
+            )
         }
         return date
     }
 
-    func unboxURL(_ value: JSONValue, at location: ValueLocation) throws -> URL {
+    func unboxURL(_ value: JSONValue, at location: CodingLocation) throws -> URL {
         let text = try unboxString(value, at: location, as: URL.self)
         guard let url = URL(string: text), url.scheme != nil else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: location.path, debugDescription: "Expected an absolute URL, found \"\(text)\"."))
+                    codingPath: location.path,
+                    debugDescription: "Expected an absolute URL, found \"\(text)\"."
+                )
+            )
         }
         return url
     }
 
-    func unboxUUID(_ value: JSONValue, at location: ValueLocation) throws -> UUID {
+    func unboxUUID(_ value: JSONValue, at location: CodingLocation) throws -> UUID {
         let text = try unboxString(value, at: location, as: UUID.self)
         guard let uuid = UUID(uuidString: text) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: location.path, debugDescription: "Expected a UUID string, found \"\(text)\"."))
+                    codingPath: location.path,
+                    debugDescription: "Expected a UUID string, found \"\(text)\"."
+                )
+            )
         }
         return uuid
     }
 
-    func unboxData(_ value: JSONValue, at location: ValueLocation) throws -> Data {
+    func unboxData(_ value: JSONValue, at location: CodingLocation) throws -> Data {
         let text = try unboxString(value, at: location, as: Data.self)
         guard let bytes = Base64Text.decode(text, alphabet: .standard) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: location.path, debugDescription: "Encountered Data is not valid Base64."))
+                    codingPath: location.path,
+                    debugDescription: "Encountered Data is not valid Base64."
+                )
+            )
         }
         return Data(bytes)
     }
 
     /// The string of a special type's text form; a mismatch names the special type.
-    private func unboxString(_ value: JSONValue, at location: ValueLocation, as type: Any.Type) throws -> String {
+    private func unboxString(_ value: JSONValue, at location: CodingLocation, as type: Any.Type) throws -> String {
         guard case .string(let string) = value else { throw Self.mismatch(type, value, location) }
         return string
     }
 
     /// `valueNotFound` for `null`, else `typeMismatch`, as `JSONDecoder` reports them.
-    static func mismatch(_ type: Any.Type, _ value: JSONValue, _ location: ValueLocation, what: String? = nil)
+    static func mismatch(
+        _ type: Any.Type,
+        _ value: JSONValue,
+        _ location: CodingLocation,
+        what: String? = nil
+    )
         -> DecodingError
     {
         let expected = what ?? "\(type)"
@@ -265,13 +302,18 @@ extension JSONValueDecoderImpl {
             return DecodingError.valueNotFound(
                 type,
                 DecodingError.Context(
-                    codingPath: location.path, debugDescription: "Cannot get \(expected) -- found null value instead"))
+                    codingPath: location.path,
+                    debugDescription: "Cannot get \(expected) -- found null value instead"
+                )
+            )
         }
         return DecodingError.typeMismatch(
             type,
             DecodingError.Context(
                 codingPath: location.path,
-                debugDescription: "Expected to decode \(expected) but found \(describe(value)) instead."))
+                debugDescription: "Expected to decode \(expected) but found \(describe(value)) instead."
+            )
+        )
     }
 
     private static func describe(_ value: JSONValue) -> String {
@@ -299,7 +341,7 @@ struct JSONValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
 
     func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
 
-    private func location(_ key: Key) -> ValueLocation { ValueLocation(parent: codingPath, key: key) }
+    private func location(_ key: Key) -> CodingLocation { CodingLocation(parent: codingPath, key: key) }
 
     private func value(forKey key: Key) throws -> JSONValue {
         guard let value = object[key.stringValue] else {
@@ -307,7 +349,9 @@ struct JSONValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
                 key,
                 DecodingError.Context(
                     codingPath: codingPath,
-                    debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+                    debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."
+                )
+            )
         }
         return value
     }
@@ -368,7 +412,10 @@ struct JSONValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
         try decoder.unbox(value(forKey: key), as: type, at: location(key))
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         try decoder.decoder(for: value(forKey: key), at: codingPath + [key]).container(keyedBy: type)
@@ -380,8 +427,10 @@ struct JSONValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
 
     /// A decoder for the value under `"super"` (`null` when absent).
     func superDecoder() throws -> any Decoder {
-        decoder.decoder(for: object[CodableBridgeKey.super.stringValue] ?? .null,
-                        at: codingPath + [CodableBridgeKey.super])
+        decoder.decoder(
+            for: object[CodableBridgeKey.super.stringValue] ?? .null,
+            at: codingPath + [CodableBridgeKey.super]
+        )
     }
 
     /// A decoder for the value under `key` (`null` when absent).
@@ -406,17 +455,20 @@ struct JSONValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
-    private var location: ValueLocation {
-        ValueLocation(parent: codingPath, key: CodableBridgeKey(intValue: currentIndex))
+    private var location: CodingLocation {
+        CodingLocation(parent: codingPath, key: CodableBridgeKey(intValue: currentIndex))
     }
 
     /// Decodes the current element with `unbox` and moves past it; a failure leaves the index where it was.
     private mutating func next<T>(
-        _ type: Any.Type, _ unbox: (JSONValueDecoderImpl, JSONValue, ValueLocation) throws -> T
+        _ type: Any.Type,
+        _ unbox: (JSONValueDecoderImpl, JSONValue, CodingLocation) throws -> T
     ) throws -> T {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
-                type, DecodingError.Context(codingPath: location.path, debugDescription: "Unkeyed container is at end."))
+                type,
+                DecodingError.Context(codingPath: location.path, debugDescription: "Unkeyed container is at end.")
+            )
         }
         let result = try unbox(decoder, elements[currentIndex], location)
         currentIndex += 1
@@ -427,7 +479,8 @@ struct JSONValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 Any?.self,
-                DecodingError.Context(codingPath: location.path, debugDescription: "Unkeyed container is at end."))
+                DecodingError.Context(codingPath: location.path, debugDescription: "Unkeyed container is at end.")
+            )
         }
         guard elements[currentIndex].isNull else { return false }
         currentIndex += 1
@@ -488,7 +541,9 @@ struct JSONValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         try next(type) { try $0.unbox($1, as: type, at: $2) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         try next(KeyedDecodingContainer<NestedKey>.self) { decoder, value, location in
@@ -512,7 +567,7 @@ struct JSONValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 // MARK: - Exact integers
 
 /// Exact conversion of JSON number lexemes to fixed-width integers, without floating point.
-enum ExactInteger {
+enum CodableIntegerText {
     /// The value of `text` (a JSON number lexeme) as an `I`, when it is an integer in `I`'s range.
     ///
     /// Fractions and exponents are allowed when the value is integral: `"1e2"` → 100, `"2.50e1"` → 25,
@@ -578,29 +633,24 @@ enum CodableDateText {
     static let unixToReference: Int64 = 978_307_200
 
     /// Parses `YYYY-MM-DD(T|t)hh:mm:ss[(.|,)fraction](Z|z|±hh:mm|±hhmm|±hh)`. The fraction may have any number of
-    /// digits and is rounded to the nearest nanosecond.
+    /// digits.
     static func date(from text: String) -> Date? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
-              let month = scanner.number(digits: 2), scanner.skip("-"),
-              let day = scanner.number(digits: 2), scanner.skip("T") || scanner.skip("t"),
-              let hour = scanner.number(digits: 2), scanner.skip(":"),
-              let minute = scanner.number(digits: 2), scanner.skip(":"),
-              let second = scanner.number(digits: 2)
+            let month = scanner.number(digits: 2), scanner.skip("-"),
+            let day = scanner.number(digits: 2), scanner.skip("T") || scanner.skip("t"),
+            let hour = scanner.number(digits: 2), scanner.skip(":"),
+            let minute = scanner.number(digits: 2), scanner.skip(":"),
+            let second = scanner.number(digits: 2)
         else { return nil }
         guard (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day),
-              hour < 24, minute < 60, second < 60
+            hour < 24, minute < 60, second < 60
         else { return nil }
 
-        var nanoseconds: Int64 = 0
+        var fraction: [UInt8] = []
         if scanner.skip(".") || scanner.skip(",") {
-            let fraction = scanner.digitRun()
+            fraction = Array(scanner.digitRun())
             guard !fraction.isEmpty else { return nil }
-            for position in 0..<9 {
-                let digit = position < fraction.count ? Int64(fraction[position] - UInt8(ascii: "0")) : 0
-                nanoseconds = nanoseconds * 10 + digit
-            }
-            if fraction.count > 9 && fraction[9] >= UInt8(ascii: "5") { nanoseconds += 1 }  // may reach 1e9: fine
         }
 
         var offsetSeconds = 0
@@ -622,13 +672,30 @@ enum CodableDateText {
 
         let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
         let local = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        return makeDate(unixSeconds: local - Int64(offsetSeconds), nanoseconds: nanoseconds)
+        return makeDate(unixSeconds: local - Int64(offsetSeconds), fraction: fraction)
     }
 
-    /// The `Date` for whole seconds since 1970 plus nanoseconds. Formatting and parsing share it, so a formatted
-    /// date parses back to exactly the same `Date`.
-    static func makeDate(unixSeconds: Int64, nanoseconds: Int64) -> Date {
-        Date(timeIntervalSinceReferenceDate: Double(unixSeconds - unixToReference) + Double(nanoseconds) / 1e9)
+    /// The `Date` nearest to whole Unix seconds plus a decimal fraction (ASCII digits, any number): the exact
+    /// decimal time since 2001 is rounded once, correctly, to a `Double`. Formatting searches with this same
+    /// function, so a formatted date parses back to exactly the same `Date`.
+    static func makeDate(unixSeconds: Int64, fraction: [UInt8]) -> Date {
+        let seconds = unixSeconds - unixToReference
+        var digits = fraction
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        guard !digits.isEmpty else { return Date(timeIntervalSinceReferenceDate: Double(seconds)) }  // exact
+
+        // Decimal text of `seconds + 0.digits`; when `seconds` is negative that is
+        // `-((-seconds - 1) + (1 - 0.digits))`, and 1 − 0.d₁…dₖ has the digits (9 − d₁)…(9 − dₖ₋₁)(10 − dₖ).
+        let text: String
+        if seconds >= 0 {
+            text = String(seconds) + "." + String(decoding: digits, as: UTF8.self)
+        } else {
+            var complement = digits.map { UInt8(ascii: "9") - ($0 - UInt8(ascii: "0")) }
+            complement[complement.count - 1] += 1  // the last digit is not 0, so this stays a digit
+            text = "-" + String(-seconds - 1) + "." + String(decoding: complement, as: UTF8.self)
+        }
+        // `Double(String)` is correctly rounded and locale-free; the text is always a valid decimal.
+        return Date(timeIntervalSinceReferenceDate: Double(text) ?? .nan)
     }
 
     static func isLeapYear(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
@@ -763,6 +830,7 @@ extension JSONValue: Decodable {
             return
         }
         throw DecodingError.dataCorrupted(
-            DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "The value is not a JSON value."))
+            DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "The value is not a JSON value.")
+        )
     }
 }

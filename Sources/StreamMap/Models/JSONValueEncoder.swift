@@ -32,8 +32,13 @@ import Foundation
 ///   optional properties) writes nothing, so the key is absent.
 /// - **Special types** use StreamMap's canonical text forms (the ones `JSONValueDecoder` reads):
 ///   - `Date`: RFC 3339 in UTC, `2014-08-31T00:29:15Z`. A fraction is written only when the date is not a whole
-///     second: the shortest one (at most 9 digits, trailing zeros trimmed) that parses back to exactly the same
-///     `Date` (`2014-08-31T00:29:15.25Z`). Dates outside the years 0000–9999 throw `invalidValue`.
+///     second: the shortest one (at most 9 digits, so no trailing zeros) that `JSONValueDecoder` reads back as
+///     exactly the same `Date` (`2014-08-31T00:29:15.25Z`), like the shortest round-trip text of a `Double`.
+///     A `Date` made by rounding another time scale (`Date(timeIntervalSince1970: 1409444955.123)` rounds the
+///     Unix time) may need more digits than were written there (`…15.1229999Z`); the `Date` nearest to
+///     `…15.123` (`Date(timeIntervalSinceReferenceDate: 431137755.123)`, or the decoded text) is written
+///     `…15.123Z`. Only within about 97 days of 2001-01-01 can sub-nanosecond detail be lost (the nearest
+///     nanosecond is written). Dates outside the years 0000–9999 throw `invalidValue`.
 ///   - `URL`: its `absoluteString`.
 ///   - `UUID`: lowercase 8-4-4-4-12 hexadecimal (`JSONEncoder` writes uppercase).
 ///   - `Data`: standard base64 (RFC 4648 §4) with padding.
@@ -55,13 +60,17 @@ public struct JSONValueEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` with the coding path of the value that could not be encoded.
     public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         let encoder = JSONValueEncoderImpl(codingPath: [], userInfo: userInfo.mapValues { $0 })
-        let here = ValueLocation(parent: [], key: nil)
+        let here = CodingLocation(parent: [], key: nil)
         if let special = try encoder.boxSpecial(value, at: here) { return special }
         try value.encode(to: encoder)
         guard let result = encoder.takeValue() else {
             throw EncodingError.invalidValue(
                 value,
-                EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "Top-level \(T.self) did not encode any values."
+                )
+            )
         }
         return result
     }
@@ -71,10 +80,10 @@ public struct JSONValueEncoder: Sendable {
 
 /// A value that one `encode(to:)` call is still building: containers stay open (nested containers and
 /// super-encoders write into them) until the call returns and the encoder takes its value.
-enum PendingValue {
+enum PendingJSONValue {
     case value(JSONValue)
-    case object(PendingObject)
-    case array(PendingArray)
+    case object(PendingJSONObject)
+    case array(PendingJSONArray)
     /// The slot of a `superEncoder()`: whatever that encoder ends up holding.
     case encoder(JSONValueEncoderImpl)
 
@@ -98,15 +107,15 @@ enum PendingValue {
 
 /// An object under construction. Keys compare by UTF-8 bytes, like `JSONObject`'s; setting a key again keeps its
 /// first position.
-final class PendingObject {
-    private(set) var entries: [(key: String, value: PendingValue)] = []
+final class PendingJSONObject {
+    private(set) var entries: [(key: String, value: PendingJSONValue)] = []
     private var positions: [ByteKey: Int] = [:]
 
-    subscript(key: String) -> PendingValue? {
+    subscript(key: String) -> PendingJSONValue? {
         positions[ByteKey(key)].map { entries[$0].value }
     }
 
-    func set(_ value: PendingValue, forKey key: String) {
+    func set(_ value: PendingJSONValue, forKey key: String) {
         if let position = positions[ByteKey(key)] {
             entries[position].value = value
         } else {
@@ -117,10 +126,10 @@ final class PendingObject {
 }
 
 /// An array under construction.
-final class PendingArray {
-    private(set) var elements: [PendingValue] = []
+final class PendingJSONArray {
+    private(set) var elements: [PendingJSONValue] = []
 
-    func append(_ element: PendingValue) { elements.append(element) }
+    func append(_ element: PendingJSONValue) { elements.append(element) }
 }
 
 // MARK: - The encoder
@@ -129,7 +138,7 @@ final class PendingArray {
 final class JSONValueEncoderImpl: Encoder, SingleValueEncodingContainer {
     let codingPath: [any CodingKey]
     let userInfo: [CodingUserInfoKey: Any]
-    private var storage: PendingValue?
+    private var storage: PendingJSONValue?
 
     init(codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any]) {
         self.codingPath = codingPath
@@ -144,30 +153,35 @@ final class JSONValueEncoderImpl: Encoder, SingleValueEncodingContainer {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let object: PendingObject
+        let object: PendingJSONObject
         switch storage {
         case nil:
-            object = PendingObject()
+            object = PendingJSONObject()
             storage = .object(object)
         case .object(let existing)?:
             object = existing  // e.g. a subclass and its superclass sharing one encoder
         default:
-            preconditionFailure("Keyed container requested after another kind of value was encoded at \(pathDescription).")
+            preconditionFailure(
+                "Keyed container requested after another kind of value was encoded at \(pathDescription)."
+            )
         }
         return KeyedEncodingContainer(
-            JSONValueKeyedEncodingContainer<Key>(encoder: self, object: object, codingPath: codingPath))
+            JSONValueKeyedEncodingContainer<Key>(encoder: self, object: object, codingPath: codingPath)
+        )
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let array: PendingArray
+        let array: PendingJSONArray
         switch storage {
         case nil:
-            array = PendingArray()
+            array = PendingJSONArray()
             storage = .array(array)
         case .array(let existing)?:
             array = existing
         default:
-            preconditionFailure("Unkeyed container requested after another kind of value was encoded at \(pathDescription).")
+            preconditionFailure(
+                "Unkeyed container requested after another kind of value was encoded at \(pathDescription)."
+            )
         }
         return JSONValueUnkeyedEncodingContainer(encoder: self, array: array, codingPath: codingPath)
     }
@@ -176,10 +190,13 @@ final class JSONValueEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     // MARK: Single-value container
 
-    private var here: ValueLocation { ValueLocation(parent: codingPath, key: nil) }
+    private var here: CodingLocation { CodingLocation(parent: codingPath, key: nil) }
 
     private func store(_ value: JSONValue) {
-        precondition(storage == nil, "Attempt to encode a second value through a single value container at \(pathDescription).")
+        precondition(
+            storage == nil,
+            "Attempt to encode a second value through a single value container at \(pathDescription)."
+        )
         storage = .value(value)
     }
 
@@ -210,7 +227,7 @@ final class JSONValueEncoderImpl: Encoder, SingleValueEncodingContainer {
 extension JSONValueEncoderImpl {
     /// Encodes any `Encodable`: the special types directly, everything else through its `encode(to:)` on a fresh
     /// encoder, whose value is finished before it is returned.
-    func box<T: Encodable>(_ value: T, at location: ValueLocation) throws -> JSONValue {
+    func box<T: Encodable>(_ value: T, at location: CodingLocation) throws -> JSONValue {
         if let special = try boxSpecial(value, at: location) { return special }
         let encoder = JSONValueEncoderImpl(codingPath: location.path, userInfo: userInfo)
         try value.encode(to: encoder)
@@ -218,7 +235,7 @@ extension JSONValueEncoderImpl {
     }
 
     /// The canonical form of `JSONValue`, `Date`, `URL`, `UUID` and `Data`; `nil` for any other type.
-    func boxSpecial<T: Encodable>(_ value: T, at location: ValueLocation) throws -> JSONValue? {
+    func boxSpecial<T: Encodable>(_ value: T, at location: CodingLocation) throws -> JSONValue? {
         if T.self == JSONValue.self { return (value as! JSONValue) }
         if T.self == Date.self {
             let date = value as! Date
@@ -228,7 +245,8 @@ extension JSONValueEncoderImpl {
                     EncodingError.Context(
                         codingPath: location.path,
                         debugDescription: "Date \(date.timeIntervalSinceReferenceDate) is outside the years 0000–9999."
-                    ))
+                    )
+                )
             }
             return .string(text)
         }
@@ -243,14 +261,20 @@ extension JSONValueEncoderImpl {
     }
 
     /// Swift's shortest round-trip `description`, which is a valid JSON number for every finite value.
-    func boxFloat<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F, at location: ValueLocation) throws
+    func boxFloat<F: BinaryFloatingPoint & CustomStringConvertible>(
+        _ value: F,
+        at location: CodingLocation
+    ) throws
         -> JSONValue
     {
         guard value.isFinite else {
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
-                    codingPath: location.path, debugDescription: "Unable to encode \(F.self) \(value) directly in JSON."))
+                    codingPath: location.path,
+                    debugDescription: "Unable to encode \(F.self) \(value) directly in JSON."
+                )
+            )
         }
         return .number(JSONNumber(unchecked: value.description))
     }
@@ -260,10 +284,10 @@ extension JSONValueEncoderImpl {
 
 struct JSONValueKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: JSONValueEncoderImpl
-    let object: PendingObject
+    let object: PendingJSONObject
     let codingPath: [any CodingKey]
 
-    private func location(_ key: Key) -> ValueLocation { ValueLocation(parent: codingPath, key: key) }
+    private func location(_ key: Key) -> CodingLocation { CodingLocation(parent: codingPath, key: key) }
 
     private func set(_ value: JSONValue, _ key: Key) { object.set(.value(value), forKey: key.stringValue) }
 
@@ -295,27 +319,31 @@ struct JSONValueKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPr
     }
 
     /// A keyed container for `key`; a second request for the same key continues the same object.
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
-        let nested: PendingObject
+        let nested: PendingJSONObject
         if case .object(let existing)? = object[key.stringValue] {
             nested = existing
         } else {
-            nested = PendingObject()
+            nested = PendingJSONObject()
             object.set(.object(nested), forKey: key.stringValue)
         }
         return KeyedEncodingContainer(
-            JSONValueKeyedEncodingContainer<NestedKey>(encoder: encoder, object: nested, codingPath: codingPath + [key]))
+            JSONValueKeyedEncodingContainer<NestedKey>(encoder: encoder, object: nested, codingPath: codingPath + [key])
+        )
     }
 
     /// An unkeyed container for `key`; a second request for the same key continues the same array.
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested: PendingArray
+        let nested: PendingJSONArray
         if case .array(let existing)? = object[key.stringValue] {
             nested = existing
         } else {
-            nested = PendingArray()
+            nested = PendingJSONArray()
             object.set(.array(nested), forKey: key.stringValue)
         }
         return JSONValueUnkeyedEncodingContainer(encoder: encoder, array: nested, codingPath: codingPath + [key])
@@ -338,12 +366,12 @@ struct JSONValueKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPr
 
 struct JSONValueUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let encoder: JSONValueEncoderImpl
-    let array: PendingArray
+    let array: PendingJSONArray
     let codingPath: [any CodingKey]
 
     var count: Int { array.elements.count }
 
-    private var location: ValueLocation { ValueLocation(parent: codingPath, key: CodableBridgeKey(intValue: count)) }
+    private var location: CodingLocation { CodingLocation(parent: codingPath, key: CodableBridgeKey(intValue: count)) }
 
     private func append(_ value: JSONValue) { array.append(.value(value)) }
 
@@ -368,18 +396,21 @@ struct JSONValueUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt128) throws { append(encoder.boxInteger(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws { append(try encoder.box(value, at: location)) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
-        let nested = PendingObject()
+        let nested = PendingJSONObject()
         let path = location.path
         array.append(.object(nested))
         return KeyedEncodingContainer(
-            JSONValueKeyedEncodingContainer<NestedKey>(encoder: encoder, object: nested, codingPath: path))
+            JSONValueKeyedEncodingContainer<NestedKey>(encoder: encoder, object: nested, codingPath: path)
+        )
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested = PendingArray()
+        let nested = PendingJSONArray()
         let path = location.path
         array.append(.array(nested))
         return JSONValueUnkeyedEncodingContainer(encoder: encoder, array: nested, codingPath: path)
@@ -396,7 +427,8 @@ struct JSONValueUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
 extension CodableDateText {
     /// `YYYY-MM-DDThh:mm:ss[.fraction]Z` in UTC. The fraction is the shortest (0 to 9 digits) that parses back to
-    /// exactly `date`; when none does, the nearest nanosecond. `nil` for years outside 0000–9999.
+    /// exactly `date`; when none does (sub-nanosecond detail), the nearest nanosecond. `nil` for years outside
+    /// 0000–9999.
     static func string(from date: Date) -> String? {
         let interval = date.timeIntervalSinceReferenceDate
         // Years 0000–9999 lie well within ±1e12 seconds of 2001; the civil check below is the exact one.
@@ -417,7 +449,8 @@ extension CodableDateText {
                 candidateSeconds += 1
                 candidateNanoseconds = 0
             }
-            if makeDate(unixSeconds: candidateSeconds, nanoseconds: candidateNanoseconds) == date {
+            let fraction = Array(padded(candidateNanoseconds, 9).utf8)
+            if makeDate(unixSeconds: candidateSeconds, fraction: fraction) == date {
                 seconds = candidateSeconds
                 nanoseconds = candidateNanoseconds
                 break
@@ -484,7 +517,9 @@ extension JSONValue: Encodable {
                     self,
                     EncodingError.Context(
                         codingPath: encoder.codingPath,
-                        debugDescription: "The number \(number.text) cannot be represented as a Double."))
+                        debugDescription: "The number \(number.text) cannot be represented as a Double."
+                    )
+                )
             }
         case .array(let elements):
             var container = encoder.unkeyedContainer()
