@@ -38,8 +38,8 @@ struct StreamMapCommand: ParsableCommand {
     @Option(name: [.short, .long], help: "The mapping spec (JSON).", completion: .file(extensions: ["json"]))
     var spec: String
 
-    @Option(help: "The engine: 'tree' (parses each record into a value, then maps it).")
-    var engine: EngineChoice = .tree
+    @Option(help: "The engine: 'stream' maps while parsing; 'tree' parses each record into a value, then maps it (the reference; same output).")
+    var engine: EngineChoice = .stream
 
     @Flag(help: "Apply the spec's reverse mapping (model → original shape).")
     var reverse = false
@@ -47,7 +47,7 @@ struct StreamMapCommand: ParsableCommand {
     @Argument(help: "Input files; '-' or none reads standard input.", completion: .file())
     var inputs: [String] = []
 
-    enum EngineChoice: String, ExpressibleByArgument, CaseIterable { case tree }
+    enum EngineChoice: String, ExpressibleByArgument, CaseIterable { case stream, tree }
 
     func run() throws {
         let stderr = FileOutput(fd: 2)
@@ -58,8 +58,15 @@ struct StreamMapCommand: ParsableCommand {
             stderr.line("streammap: \(message)")
             throw ExitCode(ExitStatus.invalidSpec.rawValue)
         }
-        var runner = Runner(engine: TreeEngine(mapper: mapper), stdout: FileOutput(fd: 1), stderr: stderr)
-        let status = runner.run(inputs: inputs.isEmpty ? ["-"] : inputs)
+        let status: ExitStatus
+        switch engine {
+        case .stream:
+            var runner = Runner(engine: StreamEngine(mapper: mapper), stdout: FileOutput(fd: 1), stderr: stderr)
+            status = runner.run(inputs: inputs.isEmpty ? ["-"] : inputs)
+        case .tree:
+            var runner = Runner(engine: TreeEngine(mapper: mapper), stdout: FileOutput(fd: 1), stderr: stderr)
+            status = runner.run(inputs: inputs.isEmpty ? ["-"] : inputs)
+        }
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
@@ -81,8 +88,8 @@ struct StreamMapCommand: ParsableCommand {
 }
 
 /// Reads inputs, maps every record, writes output and diagnostics.
-struct Runner {
-    var engine: TreeEngine
+struct Runner<Engine: RecordEngine> {
+    var engine: Engine
     let stdout: FileOutput
     let stderr: FileOutput
     var output = JSONWriter(reservingCapacity: 1 << 17)

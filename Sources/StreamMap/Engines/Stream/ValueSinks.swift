@@ -1,0 +1,326 @@
+/// What a mapped value turned out to be.
+enum ResultKind { case absent, null, value }
+
+/// Maps one value as its events arrive and holds the result: output bytes, errors, kind.
+///
+/// The base class is exact by construction: scalars and absent values go through `Mapper.map` (the tree
+/// engine's semantics), and a container is materialized (only this subtree) and mapped the same way.
+/// Subclasses stream containers instead, reproducing the tree semantics rule for rule.
+class ValueSink: EventConsumer {
+    let mapper: Mapper
+    var output = JSONWriter()
+    var errors: [MapError] = []
+    var kind = ResultKind.absent
+    /// Keep the mapped value as a `JSONValue` (fields with several destinations need it).
+    var keepsValue = false
+    fileprivate(set) var value: JSONValue?
+
+    private var builder = JSONTreeBuilder()
+    private var depth = 0
+
+    init(_ mapper: Mapper) { self.mapper = mapper }
+
+    var isFatal: Bool { errors.contains { $0.isFatal } }
+
+    func clear() {
+        output.removeAll()
+        errors.removeAll(keepingCapacity: true)
+        kind = .absent
+        value = nil
+    }
+
+    final override func start(_ e: JSONEvent) throws -> Bool {
+        clear()
+        switch e {
+        case .startObject, .startArray:
+            return try startContainer(e)
+        default:
+            setResult(mapper.map(try e.scalarValue()))
+            return true
+        }
+    }
+
+    override func next(_ e: JSONEvent) throws -> Bool { try nextInContainer(e) }
+
+    /// The value is absent: map nil.
+    func resolveAbsent() {
+        clear()
+        setResult(mapper.map(nil))
+    }
+
+    func setResult(_ r: MapResult) {
+        errors = r.errors
+        guard !r.isFatal, let v = r.value else {
+            kind = .absent
+            return
+        }
+        output.write(v)
+        kind = v.isNull ? .null : .value
+        if keepsValue { value = v }
+    }
+
+    /// Takes another sink's result (wrappers pass their inner result on without copying bytes).
+    func adopt(_ inner: ValueSink) {
+        swap(&output, &inner.output)
+        errors = inner.errors
+        kind = inner.kind
+        value = inner.value
+    }
+
+    // MARK: Containers: materialize this subtree (subclasses stream instead)
+
+    func startContainer(_ e: JSONEvent) throws -> Bool {
+        builder = JSONTreeBuilder()
+        depth = 1
+        try e.feed(&builder)
+        return false
+    }
+
+    func nextInContainer(_ e: JSONEvent) throws -> Bool {
+        switch e {
+        case .startObject, .startArray: depth += 1
+        case .endObject, .endArray: depth -= 1
+        default: break
+        }
+        try e.feed(&builder)
+        guard depth == 0 else { return false }
+        let v = builder.values[0]
+        let deep = builder.maximumDepth > JSONValue.iterativeReleaseDepth
+        builder = JSONTreeBuilder()
+        setResult(mapper.map(v))
+        if deep { JSONValue.release(consume v) }
+        return true
+    }
+}
+
+/// Copies a container through unchanged (`identity`, and type checks that pass), writing the canonical form as
+/// events arrive. Duplicate keys are detected per object; then (rarely) the copy is re-parsed so that the last
+/// value wins at the first position, exactly as in the tree.
+final class CopySink: ValueSink {
+    private let allowed: JSONTypeSet?
+    private var stack: [(isObject: Bool, count: Int, firstKey: Int)] = []
+    private var keyRanges: [Range<Int>] = []
+    private var sawDuplicate = false
+    private var skipping = false
+    private let skipper = Skipper()
+
+    init(_ mapper: Mapper, allowed: JSONTypeSet?) {
+        self.allowed = allowed
+        super.init(mapper)
+    }
+
+    override func startContainer(_ e: JSONEvent) throws -> Bool {
+        let isObject: Bool
+        if case .startObject = e { isObject = true } else { isObject = false }
+        if let allowed, !allowed.contains(isObject ? .object : .array) {
+            errors = [.typeMismatch(expected: allowed.description, found: isObject ? .object(JSONObject()) : .array([]))]
+            skipping = true
+            return try skipper.start(e)
+        }
+        skipping = false
+        sawDuplicate = false
+        stack.removeAll(keepingCapacity: true)
+        keyRanges.removeAll(keepingCapacity: true)
+        open(isObject)
+        return false
+    }
+
+    private func open(_ isObject: Bool) {
+        output.writeRaw(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        stack.append((isObject, 0, keyRanges.count))
+    }
+
+    /// Separator before a value in an array (object values follow their key).
+    private func beforeValue() {
+        guard let top = stack.last, !top.isObject else { return }
+        if top.count > 0 { output.writeRaw(UInt8(ascii: ",")) }
+        stack[stack.count - 1].count += 1
+    }
+
+    override func nextInContainer(_ e: JSONEvent) throws -> Bool {
+        if skipping { return try skipper.next(e) }
+        switch e {
+        case .null: beforeValue(); output.writeNull()
+        case .bool(let b): beforeValue(); output.writeBool(b)
+        case .number(let t): beforeValue(); output.writeRaw(t)
+        case .string(let s):
+            try validateUTF8(s)
+            beforeValue()
+            output.writeString(utf8: s)
+        case .startObject: beforeValue(); open(true)
+        case .startArray: beforeValue(); open(false)
+        case .key(let k):
+            try validateUTF8(k)
+            if stack[stack.count - 1].count > 0 { output.writeRaw(UInt8(ascii: ",")) }
+            stack[stack.count - 1].count += 1
+            let start = output.bytes.count
+            output.writeString(utf8: k)
+            keyRanges.append(start..<output.bytes.count)
+            output.writeRaw(UInt8(ascii: ":"))
+        case .endObject:
+            output.writeRaw(UInt8(ascii: "}"))
+            let top = stack.removeLast()
+            if !sawDuplicate && hasDuplicate(keyRanges[top.firstKey...]) { sawDuplicate = true }
+            keyRanges.removeSubrange(top.firstKey...)
+        case .endArray:
+            output.writeRaw(UInt8(ascii: "]"))
+            stack.removeLast()
+        }
+        guard stack.isEmpty else { return false }
+        if sawDuplicate {
+            // Canonical text re-parsed: duplicate keys collapse exactly as when the tree builder saw them.
+            let v = try JSONParser.parse(output.bytes)
+            output.removeAll()
+            output.write(v)
+            if keepsValue { value = v }
+        } else if keepsValue {
+            value = try JSONParser.parse(output.bytes)
+        }
+        kind = .value
+        return true
+    }
+
+    private func hasDuplicate(_ ranges: ArraySlice<Range<Int>>) -> Bool {
+        guard ranges.count > 1 else { return false }
+        let bytes = output.bytes
+        if ranges.count <= 16 {
+            for i in ranges.indices {
+                for j in ranges.indices where j > i && bytes[ranges[i]].elementsEqual(bytes[ranges[j]]) { return true }
+            }
+            return false
+        }
+        var seen = Set<ArraySlice<UInt8>>()
+        for r in ranges where !seen.insert(bytes[r]).inserted { return true }
+        return false
+    }
+}
+
+/// `notNull(inner)`: the inner result, unless it has no error and is absent or null.
+final class NotNullSink: ValueSink {
+    let inner: ValueSink
+    init(_ mapper: Mapper, inner: ValueSink) {
+        self.inner = inner
+        super.init(mapper)
+    }
+    override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
+    override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
+    private func finish() -> Bool {
+        if inner.errors.isEmpty && inner.kind != .value {
+            setResult(.failure(MapError(.required, "value is required, found \(inner.kind == .null ? "null" : "absent")")))
+        } else {
+            adopt(inner)
+        }
+        return true
+    }
+}
+
+/// `nonFatal(inner, fallback)`: a fatal inner result becomes the fallback plus the errors as warnings.
+final class NonFatalSink: ValueSink {
+    let inner: ValueSink
+    let fallback: Fallback?
+    init(_ mapper: Mapper, inner: ValueSink, fallback: Fallback?) {
+        self.inner = inner
+        self.fallback = fallback
+        super.init(mapper)
+    }
+    override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
+    override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
+    private func finish() -> Bool {
+        if inner.isFatal {
+            setResult(.success(fallback?.make(), warnings: inner.errors))
+        } else {
+            adopt(inner)
+        }
+        return true
+    }
+}
+
+/// `policy(inner, p)` on a container (never absent or null): the inner result, or the `invalid` action.
+final class PolicySink: ValueSink {
+    let inner: ValueSink
+    let policy: FieldPolicy
+    init(_ mapper: Mapper, inner: ValueSink, policy: FieldPolicy) {
+        self.inner = inner
+        self.policy = policy
+        super.init(mapper)
+    }
+    override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
+    override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
+    private func finish() -> Bool {
+        if inner.isFatal {
+            setResult(Mapper.apply(policy.invalid, errors: inner.errors))
+        } else {
+            adopt(inner)
+        }
+        return true
+    }
+}
+
+/// `arrayOf(item)`, element by element.
+final class ArraySink: ValueSink {
+    let item: ValueSink
+    private let skipper = Skipper()
+    private var skipping = false
+    private var index = 0
+    private var written = 0
+    private var inElement = false
+    private var fatal = false
+
+    init(_ mapper: Mapper, item: ValueSink) {
+        self.item = item
+        super.init(mapper)
+    }
+
+    override func startContainer(_ e: JSONEvent) throws -> Bool {
+        if case .startObject = e {
+            setResult(.failure(.typeMismatch(expected: "array", found: .object(JSONObject()))))
+            skipping = true
+            return try skipper.start(e)
+        }
+        skipping = false
+        index = 0
+        written = 0
+        inElement = false
+        fatal = false
+        output.writeRaw(UInt8(ascii: "["))
+        return false
+    }
+
+    override func nextInContainer(_ e: JSONEvent) throws -> Bool {
+        if skipping { return try skipper.next(e) }
+        if inElement {
+            if try item.next(e) { collect() }
+            return false
+        }
+        if case .endArray = e {
+            if fatal {
+                output.removeAll()
+                kind = .absent
+            } else {
+                output.writeRaw(UInt8(ascii: "]"))
+                kind = .value
+            }
+            return true
+        }
+        if try item.start(e) { collect() } else { inElement = true }
+        return false
+    }
+
+    private func collect() {
+        inElement = false
+        defer { index += 1 }
+        if !item.errors.isEmpty {
+            for var error in item.errors {
+                error.sourcePath = error.sourcePath.prepending(.index(index))
+                error.destinationPath = error.destinationPath.prepending(.index(index))
+                if error.isFatal { fatal = true }
+                errors.append(error)
+            }
+            if item.isFatal || item.kind == .absent { return }
+        }
+        if fatal { return }
+        if written > 0 { output.writeRaw(UInt8(ascii: ",")) }
+        written += 1
+        if item.kind == .absent { output.writeNull() } else { output.writeRaw(item.output.bytes) }
+    }
+}
