@@ -74,11 +74,18 @@ struct DocumentedExamplesTests {
         #expect(whole.value == nil && !whole.isFatal && whole.errors.count == 2)
     }
 
-    /// KVMapper's cats: snake_case keys to llama case, every value through a value transformer.
+    /// KVMapper's cats: snake_case keys to llama case, every age through a value transformer (×6, as the docs'
+    /// output shows), and the values mapper's errors reported per key.
     @Test func kvmapperCats() throws {
-        let spec = #"{"unmapped": {"keys": "kvmapper.llama", "values": "numberToString"}}"#
+        let spec = #"{"unmapped": {"keys": "kvmapper.llama", "values": {"multiply": 6}}}"#
         let r = try map(spec, #"{"maggy_the_ninja":5,"magrat_the_rockstar":6,"mable_the_wizard":2}"#)
-        #expect(JSONWriter.string(r.value!) == #"{"maggyTheNinja":"5","magratTheRockstar":"6","mableTheWizard":"2"}"#)
+        #expect(JSONWriter.string(r.value!) == #"{"maggyTheNinja":30,"magratTheRockstar":36,"mableTheWizard":12}"#)
+        let bad = try map(spec, #"{"maggy_the_ninja":"five","mable_the_wizard":2.5}"#)
+        #expect(bad.isFatal)
+        #expect(bad.errors.map(\.sourcePath.pointer) == ["/maggy_the_ninja"])
+        #expect(bad.errors.map(\.destinationPath.pointer) == ["/maggyTheNinja"])
+        #expect(try Spec(json: #"{"mapper":{"multiply":4}}"#).reversed().map(.number(JSONNumber("30")!)).value == .number(JSONNumber("7.5")!))
+        #expect(throws: NotReversibleError.self) { try Spec(json: spec).reversed() }
     }
 
     /// CYZBaseModel: a dotted source path into a property, and null → typed empty value with exceptions.

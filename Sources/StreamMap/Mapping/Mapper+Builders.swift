@@ -76,6 +76,10 @@ extension Mapper {
     public static func url(schemes: [String]? = nil) -> Mapper { Mapper(.convert(.stringToURL(schemes: schemes))) }
     public static let uuid = Mapper(.convert(.stringToUUID))
     public static func base64(from: Base64Text.Alphabet, to: Base64Text.Alphabet) -> Mapper { Mapper(.convert(.base64(from: from, to: to))) }
+    /// A number times `factor`, exactly.
+    public static func multiply(by factor: JSONNumber) -> Mapper { Mapper(.convert(.multiply(factor))) }
+    /// A number plus `term`, exactly.
+    public static func add(_ term: JSONNumber) -> Mapper { Mapper(.convert(.add(term))) }
     public static func keys(_ style: KeyStyle, deep: Bool = false) -> Mapper { Mapper(.convert(.keys(style, deep: deep))) }
 
     /// A Swift closure. Give `reverse` to make it reversible.

@@ -27,7 +27,7 @@ struct SpecCompiler {
     static let parametricMappers = [
         "optional", "nonFatal", "required", "policy", "type", "object", "arrayOf", "first", "thread", "split", "forward",
         "backward", "enum", "stringToDate", "dateToString", "numberToDate", "dateToNumber", "url", "urlToString",
-        "uuidToString", "base64", "keys",
+        "uuidToString", "base64", "keys", "multiply", "add",
     ]
     static let jsonTypeNames = JSONType.allCases.map(\.rawValue)
 
@@ -482,6 +482,12 @@ struct SpecCompiler {
             }
             guard let from = alphabet(o["from"], "from"), let to = alphabet(o["to"], "to") else { return nil }
             return Mapper(.convert(.base64(from: from, to: to)))
+        case "multiply", "add":
+            guard case .number(let n) = arg else {
+                issue(at, "expected a number, found \(MapError.describe(arg))")
+                return nil
+            }
+            return Mapper(.convert(name == "multiply" ? .multiply(n) : .add(n)))
         case "keys":
             guard let style = keyStyle(arg, at: at) else { return nil }
             var deep = false

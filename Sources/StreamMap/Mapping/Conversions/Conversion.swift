@@ -57,6 +57,11 @@ public enum Conversion: Sendable {
     case uuidToString(uppercase: Bool)
     /// Base64 text in one alphabet → the same bytes in another (validates strictly).
     case base64(from: Base64Text.Alphabet, to: Base64Text.Alphabet)
+    /// A number times a constant, exactly (any size and precision). Reversible when the constant's reciprocal is
+    /// a terminating decimal (2 → 0.5, 1000 → 0.001; not 3).
+    case multiply(JSONNumber)
+    /// A number plus a constant, exactly. Reverse: minus the constant.
+    case add(JSONNumber)
     /// Renames the keys of an object with a key style; `deep` also renames keys of nested objects (also inside
     /// arrays). Values that are not objects or arrays pass through unchanged.
     case keys(KeyStyle, deep: Bool)
@@ -75,6 +80,8 @@ public enum Conversion: Sendable {
         case .stringToUUID: return "uuid"
         case .uuidToString: return "uuidToString"
         case .base64: return "base64"
+        case .multiply: return "multiply"
+        case .add: return "add"
         case .keys: return "keys"
         }
     }
@@ -97,6 +104,13 @@ public enum Conversion: Sendable {
         case .stringToUUID: return .uuidToString(uppercase: false)
         case .uuidToString: return .stringToUUID
         case .base64(let from, let to): return .base64(from: to, to: from)
+        case .multiply(let k):
+            guard let inverse = DecimalArithmetic.reciprocal(k.text) else {
+                throw NotReversibleError(mapper: "multiply(\(k.text))", reason: "1/\(k.text) is not a terminating decimal")
+            }
+            return .multiply(JSONNumber(unchecked: inverse))
+        case .add(let k):
+            return .add(JSONNumber(unchecked: DecimalArithmetic.negate(k.text) ?? k.text))
         case .keys(let style, let deep):
             guard let back = style.reversed else {
                 throw NotReversibleError(mapper: "keys(\(style.rawValue))", reason: "the key style has no inverse")
@@ -167,6 +181,12 @@ public enum Conversion: Sendable {
                 return .failure(.invalid("\(from.rawValue) base64", value))
             }
             return .success(.string(Base64Text.encode(bytes, alphabet: to)))
+        case .multiply(let k), .add(let k):
+            guard case .number(let n) = value else { return .failure(.typeMismatch(expected: "number", found: value)) }
+            let result: String?
+            if case .multiply = self { result = DecimalArithmetic.multiply(n.text, k.text) } else { result = DecimalArithmetic.add(n.text, k.text) }
+            guard let result else { return .failure(.invalid("a number within exact arithmetic's range", value)) }
+            return .success(.number(JSONNumber(unchecked: result)))
         case .keys(let style, let deep):
             return .success(KeyRenaming.rename(value, style: style, deep: deep))
         }

@@ -1,0 +1,162 @@
+// MappingFeed.swift — the push API: feed chunks of input, get mapped and rejected records back.
+
+/// A record that was mapped.
+public struct MappedRecord: Sendable, Equatable {
+    /// Where the input record came from.
+    public let location: RecordLocation
+    /// The mapped record: compact canonical JSON (the `JSONWriter` form), without a newline.
+    public let bytes: [UInt8]
+    /// Non-fatal errors reported while mapping.
+    public let warnings: [MapError]
+
+    public init(location: RecordLocation, bytes: [UInt8], warnings: [MapError] = []) {
+        self.location = location
+        self.bytes = bytes
+        self.warnings = warnings
+    }
+
+    /// The mapped record as a value.
+    public func value() throws -> JSONValue { try JSONParser.parse(bytes) }
+
+    /// The mapped record decoded into a model, through `JSONValueDecoder`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONValueDecoder().decode(type, from: value())
+    }
+}
+
+/// A record that was not mapped.
+public struct RejectedRecord: Sendable, Equatable {
+    /// Where the input record came from.
+    public let location: RecordLocation
+    /// Why it was rejected: not JSON (or a framing error, reported as a syntax failure), or a fatal mapping error.
+    public let failure: RecordFailure
+    /// The record's input bytes, as framed.
+    public let raw: [UInt8]
+
+    public init(location: RecordLocation, failure: RecordFailure, raw: [UInt8]) {
+        self.location = location
+        self.failure = failure
+        self.raw = raw
+    }
+}
+
+/// What became of one input record.
+public enum RecordResult: Sendable, Equatable {
+    case mapped(MappedRecord)
+    case rejected(RejectedRecord)
+
+    public var location: RecordLocation {
+        switch self {
+        case .mapped(let r): return r.location
+        case .rejected(let r): return r.location
+        }
+    }
+}
+
+/// Records seen so far. Invariant: `recordsIn == recordsOut + recordsRejected`.
+public struct RecordCounts: Sendable, Equatable {
+    public var recordsIn = 0
+    public var recordsOut = 0
+    public var recordsRejected = 0
+
+    public init(recordsIn: Int = 0, recordsOut: Int = 0, recordsRejected: Int = 0) {
+        self.recordsIn = recordsIn
+        self.recordsOut = recordsOut
+        self.recordsRejected = recordsRejected
+    }
+}
+
+/// Maps a stream pushed in chunks of any size: each call returns the records completed by that chunk, in input order.
+///
+/// ```swift
+/// let feed = MappingFeed(mapper: try Spec(json: specText).mapper)
+/// for chunk in chunks {
+///     for result in feed.feed(chunk) { ... }
+/// }
+/// for result in feed.finish() { ... }     // the last record, if it had no terminator
+/// ```
+///
+/// Records are framed by `RecordFramer` (see there for the framings and `auto`), then mapped by the engine, one
+/// whole record at a time. Every framed record ends up in exactly one result, mapped or rejected. A record that is
+/// a framing error (with `array` framing: data after the array, or the tail of an array that is never closed) is
+/// rejected with a `.syntax` failure without reaching the engine. The results do not depend on how the input is
+/// chunked. Not thread-safe: use one feed from one task at a time.
+public final class MappingFeed<Engine: RecordEngine> {
+    private var engine: Engine
+    private var framer: RecordFramer
+    private var writer = JSONWriter(reservingCapacity: 4096)
+    private var finished = false
+
+    /// Records seen so far; `recordsIn == recordsOut + recordsRejected` between calls.
+    public private(set) var counts = RecordCounts()
+
+    public init(engine: Engine, framing: Framing = .auto) {
+        self.engine = engine
+        self.framer = RecordFramer(framing: framing)
+    }
+
+    /// The framing in use (what `auto` chose, once known).
+    public var framing: Framing? { framer.detected }
+
+    /// Feeds the next chunk; returns the records it completed. Feeding after `finish()` is a precondition failure.
+    public func feed(_ chunk: UnsafeRawBufferPointer) -> [RecordResult] {
+        precondition(!finished, "MappingFeed.feed called after finish()")
+        var results: [RecordResult] = []
+        framer.feed(chunk) { record, location in
+            process(record, location, framingError: nil, into: &results)
+        }
+        return results
+    }
+
+    /// Feeds the next chunk; returns the records it completed. Feeding after `finish()` is a precondition failure.
+    public func feed(_ chunk: some Sequence<UInt8>) -> [RecordResult] {
+        if let results = chunk.withContiguousStorageIfAvailable({ feed(UnsafeRawBufferPointer($0)) }) {
+            return results
+        }
+        return Array(chunk).withUnsafeBytes { feed($0) }
+    }
+
+    /// Ends the input; returns the records it completed (a last record without its terminator). Call it once.
+    public func finish() -> [RecordResult] {
+        precondition(!finished, "MappingFeed.finish called twice")
+        finished = true
+        var results: [RecordResult] = []
+        framer.finishReportingFramingErrors { record, location, framingError in
+            process(record, location, framingError: framingError, into: &results)
+        }
+        return results
+    }
+
+    private func process(
+        _ record: UnsafeRawBufferPointer, _ location: RecordLocation, framingError: JSONSyntaxError?,
+        into results: inout [RecordResult]
+    ) {
+        counts.recordsIn += 1
+        let outcome: RecordOutcome
+        if let framingError {
+            outcome = .rejected(.syntax(framingError))
+        } else {
+            writer.removeAll(keepingCapacity: true)
+            outcome = engine.map(record: record, into: &writer)
+        }
+        switch outcome {
+        case .mapped(let warnings):
+            counts.recordsOut += 1
+            results.append(.mapped(MappedRecord(location: location, bytes: writer.bytes.withUnsafeBufferPointer { Array($0) }, warnings: warnings)))
+        case .rejected(let failure):
+            counts.recordsRejected += 1
+            results.append(.rejected(RejectedRecord(location: location, failure: failure, raw: Array(record))))
+        }
+        if writer.bytes.capacity > 1 << 20 { writer = JSONWriter(reservingCapacity: 4096) }
+    }
+}
+
+@available(*, unavailable, message: "a MappingFeed is used from one task at a time")
+extension MappingFeed: Sendable {}
+
+extension MappingFeed where Engine == TreeEngine {
+    /// A feed that maps with the tree engine.
+    public convenience init(mapper: Mapper, framing: Framing = .auto) {
+        self.init(engine: TreeEngine(mapper: mapper), framing: framing)
+    }
+}

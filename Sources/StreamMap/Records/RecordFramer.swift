@@ -1,0 +1,628 @@
+// RecordFramer.swift — cuts a byte stream into records: NDJSON, one top-level JSON array, concatenated JSON
+// values, RFC 7464 JSON text sequences, or a choice among them made from the start of the input.
+//
+// The framer only finds record boundaries. Whether a record is valid UTF-8 or valid JSON is the engine's business:
+// a malformed record is delivered like any other so that the engine rejects it (and it is counted).
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(ucrt)
+import ucrt
+#endif
+
+/// How an input is cut into records.
+public enum Framing: String, Sendable, CaseIterable {
+    /// Decide from the start of the input (see `RecordFramer`).
+    case auto
+    /// One record per line (NDJSON / JSON Lines).
+    case ndjson
+    /// One top-level JSON array; each element is a record.
+    case array
+    /// Concatenated JSON values, with or without whitespace between them.
+    case concat
+    /// RFC 7464 JSON text sequence: each record starts with RS (0x1E).
+    case seq
+}
+
+/// Where a record came from.
+public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
+    /// 1-based line number of the record's first byte (every line counts, blank ones included).
+    public var line: Int
+    /// Byte offset of the record's first byte in the whole input.
+    public var byteOffset: Int
+
+    public init(line: Int, byteOffset: Int) {
+        self.line = line
+        self.byteOffset = byteOffset
+    }
+
+    public var description: String { "line \(line), byte \(byteOffset)" }
+}
+
+/// Splits a byte stream into records. Chunks may split the input anywhere: the records and their locations are the
+/// same for every chunking. Each record is delivered whole, as one contiguous buffer (valid only during the call);
+/// a record that spans chunks is buffered, but bytes are never rescanned, so time is linear in the input size
+/// however the input is chunked. Memory is bounded by the largest record (for `array`, the largest element), except
+/// that `auto` holds the input until it has decided (see below).
+///
+/// Framings:
+/// - `ndjson`: a newline (LF) ends a record; a trailing CR is dropped; lines holding only spaces, tabs and CRs are
+///   skipped (but counted). The record is the line's text, leading spaces included. A final line without a newline
+///   is delivered by `finish`.
+/// - `array`: the input is one JSON array and its elements are the records, streamed one by one. An element ends at
+///   a comma or the closing bracket outside any string, object or nested array of its own (a light scanner tracks
+///   strings, escapes and bracket depth; it does not validate). Whitespace around an element is not part of it.
+///   A malformed element is still delivered, up to its delimiter, so the engine rejects it and the elements after it
+///   go on. An empty element (`[1,,2]`, or a trailing comma as in `[1,2,]`) is delivered as an empty record (invalid
+///   JSON). An empty array delivers nothing. Bytes are never dropped: data after the closing bracket is delivered
+///   as one record by `finish`, and so is the unfinished last element (possibly empty) when the input ends before
+///   the closing bracket, or the whole input when it does not start with `[`. Those records are framing errors:
+///   `finishReportingFramingErrors(_:)` says so (and `MappingFeed` rejects them), since a tail like the `3` of a
+///   truncated `[1, 2, 3` would otherwise look like a valid record.
+/// - `concat`: concatenated JSON values (`{"a":1}{"b":2} 3 "x"` then `[1]` on the next line): a record ends where its
+///   value does — at the bracket or quote that closes it, or, for a number or literal, before the next whitespace
+///   or structural character. Whitespace between values is skipped. A stray `}`, `]`, `,` or `:` between values is
+///   delivered as a one-byte record (invalid JSON). The location is that of the value's first byte.
+/// - `seq`: RFC 7464: each record starts with RS (0x1E) and ends at the next RS or at the end of the input;
+///   whitespace around it (including the LF that ends it) is not part of it; empty records are skipped. Text before
+///   the first RS is delivered as a record too (never dropped silently).
+/// - `auto`: decided from the start of the input, at the latest at the end of the first value's line:
+///   1. the first non-whitespace byte is RS → `seq`;
+///   2. otherwise the first JSON value is scanned (not validated):
+///      - it is an array that spans lines (pretty-printed) → `array`, decided at its first newline, so that a large
+///        pretty-printed array streams element by element;
+///      - it is another value that spans lines (a pretty-printed object) → `concat` (an NDJSON record never spans
+///        lines); a string with a raw newline in it is malformed → `ndjson`;
+///      - more non-whitespace follows it on the same line → `concat`;
+///      - it is an array and only whitespace follows it up to the end of the input → `array`: **an input that is a
+///        single JSON array is taken as an array of records** (use `ndjson` to map such a line as one record);
+///        a first array that ends early (no closing bracket at the end of the input) → `array` as well;
+///      - otherwise → `ndjson`.
+///   Until it has decided, `auto` holds the bytes it has seen (the first line, or for a one-line array, the first
+///   line and the whitespace after it), then frames them with the chosen framing.
+public struct RecordFramer: Sendable {
+    public typealias Body = (UnsafeRawBufferPointer, RecordLocation) -> Void
+
+    private let requested: Framing
+    /// The framing at work; nil while `auto` has not decided.
+    private var splitter: Splitter?
+    private var detector = AutoDetector()
+    /// The input seen while `auto` has not decided.
+    private var held: [UInt8] = []
+    private var finished = false
+
+    public init(framing: Framing = .auto) {
+        requested = framing
+        if framing != .auto { splitter = Splitter(kind: framing) }
+    }
+
+    /// The framing in use: the requested one, or what `auto` chose once it is known (nil before that, and for an
+    /// input that is empty or only whitespace).
+    public var detected: Framing? { splitter?.kind }
+
+    /// Feeds a chunk; `body` receives each complete record's bytes (valid only during the call) and its location.
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: Body) {
+        precondition(!finished, "RecordFramer.feed called after finish")
+        if splitter != nil {
+            splitter!.feed(chunk, body)
+            return
+        }
+        held.append(contentsOf: chunk)
+        if let framing = detector.scan(chunk) { start(framing, body) }
+    }
+
+    /// Ends the input and delivers what is left (a final record without its terminator). Use
+    /// `finishReportingFramingErrors(_:)` to learn whether that record is a framing error (array framing).
+    public mutating func finish(_ body: Body) {
+        finishReportingFramingErrors { record, location, _ in body(record, location) }
+    }
+
+    /// Like `finish(_:)`; the third argument is non-nil for a record that is not a record of the framing but the
+    /// rest of a malformed input, which must be rejected whatever its bytes are: with `array` framing, data after
+    /// the closing bracket, the unfinished last element of an array that is not closed, or a whole input that is
+    /// not an array. (`MappingFeed` rejects such a record with that error, as a syntax failure.)
+    public mutating func finishReportingFramingErrors(_ body: (UnsafeRawBufferPointer, RecordLocation, JSONSyntaxError?) -> Void) {
+        precondition(!finished, "RecordFramer.finish called twice")
+        finished = true
+        if splitter == nil {
+            guard let framing = detector.finish() else { return }
+            start(framing) { record, location in body(record, location, nil) }
+        }
+        splitter!.finish(body)
+    }
+
+    private mutating func start(_ framing: Framing, _ body: Body) {
+        splitter = Splitter(kind: framing)
+        let bytes = held
+        held = []
+        bytes.withUnsafeBytes { splitter!.feed($0, body) }
+    }
+}
+
+// MARK: - Byte classes
+
+private let lf: UInt8 = 0x0A
+private let cr: UInt8 = 0x0D
+private let rs: UInt8 = 0x1E
+private let quote: UInt8 = 0x22
+private let backslash: UInt8 = 0x5C
+
+@inline(__always) private func isWhitespace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+
+/// Ends a number or literal: whitespace or a structural character.
+@inline(__always) private func endsScalar(_ b: UInt8) -> Bool {
+    switch b {
+    case 0x20, 0x0A, 0x0D, 0x09, 0x2C, 0x3A, 0x5B, 0x5D, 0x7B, 0x7D, 0x22: return true
+    default: return false
+    }
+}
+
+/// Index of the first `byte` in `p[from..<n]`, or `n`.
+@inline(__always) private func find(_ byte: UInt8, _ p: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
+    guard from < n, let hit = memchr(p + from, Int32(byte), n - from) else { return n }
+    return UnsafeRawPointer(p).distance(to: UnsafeRawPointer(hit))
+}
+
+/// Number of LFs in `p[from..<to]`.
+private func countNewlines(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Int {
+    var count = 0
+    var i = find(lf, p, from, to)
+    while i < to {
+        count += 1
+        i = find(lf, p, i + 1, to)
+    }
+    return count
+}
+
+/// Finds the bytes that matter inside a string (quote, backslash, LF) with `memchr`, remembering each one's next
+/// position in the chunk so that no byte is searched twice for the same needle: linear per chunk.
+private struct StringStops {
+    let p: UnsafePointer<UInt8>
+    let n: Int
+    private var nextQuote = -1
+    private var nextBackslash = -1
+    private var nextNewline = -1
+
+    init(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        self.p = p
+        self.n = n
+    }
+
+    /// Index of the first quote, backslash or LF at or after `i` (or `n`).
+    @inline(__always) mutating func next(from i: Int) -> Int {
+        if nextQuote < i { nextQuote = find(quote, p, i, n) }
+        if nextBackslash < i { nextBackslash = find(backslash, p, i, n) }
+        if nextNewline < i { nextNewline = find(lf, p, i, n) }
+        return min(nextQuote, nextBackslash, nextNewline)
+    }
+}
+
+// MARK: - Auto detection
+
+/// Scans the start of the input to choose a framing (the rules are in `RecordFramer`'s documentation).
+private struct AutoDetector: Sendable {
+    private enum Phase: Sendable {
+        /// Whitespace before the first value.
+        case leading
+        /// Inside the first value.
+        case value
+        /// After the first value, on its line.
+        case restOfLine
+        /// After a one-line array and its line: waiting for more non-whitespace (→ ndjson) or the end (→ array).
+        case waiting
+    }
+
+    private var phase = Phase.leading
+    private var isArray = false
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private var inScalar = false
+
+    /// Scans the next chunk; returns the framing once it is decided.
+    mutating func scan(_ chunk: UnsafeRawBufferPointer) -> Framing? {
+        guard let base = chunk.baseAddress, chunk.count > 0 else { return nil }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        let n = chunk.count
+        var stops = StringStops(p, n)
+        var i = 0
+        while i < n {
+            switch phase {
+            case .leading:
+                let b = p[i]
+                i += 1
+                if isWhitespace(b) { continue }
+                if b == rs { return .seq }
+                phase = .value
+                switch b {
+                case UInt8(ascii: "["): isArray = true; depth = 1
+                case UInt8(ascii: "{"): depth = 1
+                case quote: inString = true
+                case UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: ":"): phase = .restOfLine
+                default: inScalar = true
+                }
+            case .value:
+                if inString {
+                    if escaped {
+                        escaped = false
+                        if p[i] == lf { return .ndjson }
+                        i += 1
+                        continue
+                    }
+                    let stop = stops.next(from: i)
+                    if stop == n { i = n; continue }
+                    i = stop + 1
+                    switch p[stop] {
+                    case quote:
+                        inString = false
+                        if depth == 0 { phase = .restOfLine }
+                    case backslash: escaped = true
+                    default: return .ndjson  // a raw newline in a string: the line is malformed
+                    }
+                    continue
+                }
+                if inScalar {
+                    if endsScalar(p[i]) {
+                        inScalar = false
+                        phase = .restOfLine  // the delimiter is looked at again there
+                    } else {
+                        i += 1
+                    }
+                    continue
+                }
+                let b = p[i]
+                i += 1
+                switch b {
+                case quote: inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    depth -= 1
+                    if depth == 0 { phase = .restOfLine }
+                case lf: return isArray ? .array : .concat
+                default: break
+                }
+            case .restOfLine:
+                let b = p[i]
+                i += 1
+                if b == 0x20 || b == 0x09 || b == cr { continue }
+                if b == lf {
+                    if isArray { phase = .waiting; continue }
+                    return .ndjson
+                }
+                return .concat
+            case .waiting:
+                let b = p[i]
+                i += 1
+                if isWhitespace(b) { continue }
+                return .ndjson
+            }
+        }
+        return nil
+    }
+
+    /// At the end of the input: the framing, or nil when the input was empty or only whitespace.
+    func finish() -> Framing? {
+        switch phase {
+        case .leading: return nil
+        case .value, .restOfLine: return isArray ? .array : .ndjson
+        case .waiting: return .array
+        }
+    }
+}
+
+// MARK: - The framings
+
+/// One concrete framing (never `auto`). Scanner state survives chunk boundaries; a record that spans chunks is
+/// carried in `pending`.
+private struct Splitter: Sendable {
+    typealias Body = RecordFramer.Body
+
+    private enum ArrayPhase: Sendable {
+        case start, expectFirst, expectNext, element, after, garbage
+    }
+
+    let kind: Framing
+    /// Absolute offset of the current chunk's first byte.
+    private var offset = 0
+    /// Line of the next byte to scan.
+    private var line = 1
+    /// A record is open: it starts at `start` and runs to the scan position.
+    private var inRecord = false
+    private var start = RecordLocation(line: 1, byteOffset: 0)
+    /// The open record's bytes from earlier chunks.
+    private var pending: [UInt8] = []
+
+    // Value scanner (array, concat).
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private var inScalar = false
+
+    // Array framing.
+    private var arrayPhase = ArrayPhase.start
+    private var garbageError: JSONSyntaxError?
+
+    init(kind: Framing) {
+        precondition(kind != .auto)
+        self.kind = kind
+    }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: Body) {
+        guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        switch kind {
+        case .ndjson: scanLines(p, chunk, body)
+        case .seq: scanSequence(p, chunk, body)
+        case .concat: scanValues(p, chunk, body)
+        case .array: scanArray(p, chunk, body)
+        case .auto: preconditionFailure()
+        }
+        if inRecord {
+            let from = max(start.byteOffset - offset, 0)
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[from...]))
+        }
+        offset += chunk.count
+    }
+
+    mutating func finish(_ body: (UnsafeRawBufferPointer, RecordLocation, JSONSyntaxError?) -> Void) {
+        var unterminated = false
+        var error: JSONSyntaxError?
+        if kind == .array {
+            switch arrayPhase {
+            case .start, .after: break
+            case .expectFirst, .expectNext:
+                // The input ended where an element or the closing bracket was due: an empty, unfinished element.
+                deliverEmpty(at: RecordLocation(line: line, byteOffset: offset)) { record, location in
+                    body(record, location, Self.unterminatedArray(at: 0))
+                }
+                return
+            case .element: unterminated = true
+            case .garbage: error = garbageError
+            }
+        }
+        guard inRecord else { return }
+        inRecord = false
+        let kind = kind, location = start
+        pending.withUnsafeBytes { raw in
+            Self.trimmed(raw, kind) { record in
+                body(record, location, unterminated ? Self.unterminatedArray(at: record.count) : error)
+            }
+        }
+        pending = []
+    }
+
+    private static func unterminatedArray(at byteOffset: Int) -> JSONSyntaxError {
+        JSONSyntaxError(byteOffset: byteOffset, message: "the input ends inside the top-level array (no closing ']')")
+    }
+
+    // MARK: Delivery
+
+    /// Delivers the open record, which ends before `end` in the current chunk.
+    private mutating func deliver(_ chunk: UnsafeRawBufferPointer, upTo end: Int, _ body: Body) {
+        inRecord = false
+        let kind = kind, location = start
+        if start.byteOffset >= offset {
+            let raw = UnsafeRawBufferPointer(rebasing: chunk[(start.byteOffset - offset)..<end])
+            Self.trimmed(raw, kind) { body($0, location) }
+        } else {
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<end]))
+            pending.withUnsafeBytes { raw in Self.trimmed(raw, kind) { body($0, location) } }
+            if pending.capacity > 1 << 20 { pending = [] } else { pending.removeAll(keepingCapacity: true) }
+        }
+    }
+
+    private func deliverEmpty(at location: RecordLocation, _ body: Body) {
+        var zero: UInt8 = 0
+        withUnsafeBytes(of: &zero) { body(UnsafeRawBufferPointer(rebasing: $0[0..<0]), location) }
+    }
+
+    /// The record as delivered: NDJSON drops a trailing CR and skips blank lines; the others drop trailing
+    /// whitespace (leading whitespace is never part of a record).
+    private static func trimmed(_ raw: UnsafeRawBufferPointer, _ kind: Framing, _ body: (UnsafeRawBufferPointer) -> Void) {
+        var end = raw.count
+        if kind == .ndjson {
+            if end > 0 && raw[end - 1] == cr { end -= 1 }
+            guard raw[..<end].contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != cr }) else { return }
+        } else {
+            while end > 0 && isWhitespace(raw[end - 1]) { end -= 1 }
+            if kind == .seq && end == 0 { return }
+        }
+        body(UnsafeRawBufferPointer(rebasing: raw[..<end]))
+    }
+
+    @inline(__always) private mutating func open(at i: Int) {
+        inRecord = true
+        start = RecordLocation(line: line, byteOffset: offset + i)
+    }
+
+    // MARK: Scanners
+
+    private mutating func scanLines(_ p: UnsafePointer<UInt8>, _ chunk: UnsafeRawBufferPointer, _ body: Body) {
+        let n = chunk.count
+        var i = 0
+        while i < n {
+            if !inRecord { open(at: i) }
+            let end = find(lf, p, i, n)
+            if end == n { break }
+            deliver(chunk, upTo: end, body)
+            line += 1
+            i = end + 1
+        }
+    }
+
+    private mutating func scanSequence(_ p: UnsafePointer<UInt8>, _ chunk: UnsafeRawBufferPointer, _ body: Body) {
+        let n = chunk.count
+        var i = 0
+        while i < n {
+            if !inRecord {
+                let b = p[i]
+                if b == rs || isWhitespace(b) {
+                    if b == lf { line += 1 }
+                    i += 1
+                    continue
+                }
+                open(at: i)
+            }
+            let end = find(rs, p, i, n)
+            line += countNewlines(p, i, end)
+            if end == n { break }
+            deliver(chunk, upTo: end, body)
+            i = end + 1
+        }
+    }
+
+    /// Scans a string's bytes from `i`; returns true when its closing quote has been passed.
+    @inline(__always) private mutating func scanString(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ stops: inout StringStops) -> Bool {
+        while i < n {
+            if escaped {
+                escaped = false
+                if p[i] == lf { line += 1 }
+                i += 1
+                continue
+            }
+            let stop = stops.next(from: i)
+            if stop == n { i = n; return false }
+            i = stop + 1
+            switch p[stop] {
+            case quote:
+                inString = false
+                return true
+            case backslash: escaped = true
+            default: line += 1
+            }
+        }
+        return false
+    }
+
+    private mutating func scanValues(_ p: UnsafePointer<UInt8>, _ chunk: UnsafeRawBufferPointer, _ body: Body) {
+        let n = chunk.count
+        var stops = StringStops(p, n)
+        var i = 0
+        while i < n {
+            if !inRecord {
+                let b = p[i]
+                if isWhitespace(b) {
+                    if b == lf { line += 1 }
+                    i += 1
+                    continue
+                }
+                open(at: i)
+                i += 1
+                depth = 0
+                switch b {
+                case UInt8(ascii: "["), UInt8(ascii: "{"): depth = 1
+                case quote: inString = true
+                case UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: ":"): deliver(chunk, upTo: i, body)
+                default: inScalar = true
+                }
+                continue
+            }
+            if inString {
+                if scanString(p, &i, n, &stops) && depth == 0 { deliver(chunk, upTo: i, body) }
+                continue
+            }
+            if inScalar {
+                while i < n && !endsScalar(p[i]) { i += 1 }
+                if i < n {
+                    inScalar = false
+                    deliver(chunk, upTo: i, body)  // the delimiter is scanned again
+                }
+                continue
+            }
+            let b = p[i]
+            i += 1
+            switch b {
+            case quote: inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 { deliver(chunk, upTo: i, body) }
+            case lf: line += 1
+            default: break
+            }
+        }
+    }
+
+    private mutating func scanArray(_ p: UnsafePointer<UInt8>, _ chunk: UnsafeRawBufferPointer, _ body: Body) {
+        let n = chunk.count
+        var stops = StringStops(p, n)
+        var i = 0
+        while i < n {
+            switch arrayPhase {
+            case .start, .after:
+                let b = p[i]
+                if isWhitespace(b) {
+                    if b == lf { line += 1 }
+                    i += 1
+                    continue
+                }
+                if arrayPhase == .start && b == UInt8(ascii: "[") {
+                    arrayPhase = .expectFirst
+                    i += 1
+                    continue
+                }
+                open(at: i)
+                garbageError = arrayPhase == .start
+                    ? JSONSyntaxError(byteOffset: 0, message: "the input is not a JSON array (array framing)")
+                    : JSONSyntaxError(byteOffset: 0, message: "data after the top-level array")
+                arrayPhase = .garbage
+            case .expectFirst, .expectNext:
+                let b = p[i]
+                if isWhitespace(b) {
+                    if b == lf { line += 1 }
+                    i += 1
+                    continue
+                }
+                if b == UInt8(ascii: "]") {
+                    // `[]` is empty; `[1,]` has an empty last element.
+                    if arrayPhase == .expectNext { deliverEmpty(at: RecordLocation(line: line, byteOffset: offset + i), body) }
+                    arrayPhase = .after
+                    i += 1
+                    continue
+                }
+                if b == UInt8(ascii: ",") {
+                    deliverEmpty(at: RecordLocation(line: line, byteOffset: offset + i), body)
+                    arrayPhase = .expectNext
+                    i += 1
+                    continue
+                }
+                open(at: i)
+                depth = 0
+                arrayPhase = .element
+            case .element:
+                if inString {
+                    _ = scanString(p, &i, n, &stops)
+                    continue
+                }
+                let b = p[i]
+                switch b {
+                case quote: inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+                case UInt8(ascii: "}"): if depth > 0 { depth -= 1 }
+                case UInt8(ascii: "]"):
+                    if depth > 0 {
+                        depth -= 1
+                    } else {
+                        deliver(chunk, upTo: i, body)
+                        arrayPhase = .after
+                    }
+                case UInt8(ascii: ","):
+                    if depth == 0 {
+                        deliver(chunk, upTo: i, body)
+                        arrayPhase = .expectNext
+                    }
+                case lf: line += 1
+                default: break
+                }
+                i += 1
+            case .garbage:
+                line += countNewlines(p, i, n)
+                i = n
+            }
+        }
+    }
+}
