@@ -88,7 +88,7 @@ struct StreamMapCommand: ParsableCommand {
 }
 
 /// Reads inputs, maps every record, writes output and diagnostics.
-struct Runner<Engine: RecordEngine> {
+struct Runner<Engine: RecordEngine>: RecordSegmentSink {
     var engine: Engine
     let stdout: FileOutput
     let stderr: FileOutput
@@ -112,8 +112,9 @@ struct Runner<Engine: RecordEngine> {
             return
         }
         defer { if fd != 0 { close(fd) } }
-        var framer = NDJSONFramer()
+        var framer = NDJSONSegmenter()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        currentInput = name
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
@@ -123,27 +124,34 @@ struct Runner<Engine: RecordEngine> {
                 break
             }
             if n == 0 { break }
-            buffer.withUnsafeBytes { raw in
-                framer.feed(UnsafeRawBufferPointer(rebasing: raw[..<n])) { record, location in
-                    handle(record, location, name)
-                }
-            }
-            if output.bytes.count >= 1 << 16 { flush() }
+            buffer.withUnsafeBytes { raw in framer.feed(UnsafeRawBufferPointer(rebasing: raw[..<n]), into: &self) }
         }
-        framer.finish { record, location in handle(record, location, name) }
+        framer.finish(into: &self)
     }
 
-    mutating func handle(_ record: UnsafeRawBufferPointer, _ location: RecordLocation, _ name: String) {
-        switch engine.map(record: record, into: &output) {
+    var currentInput = ""
+    var location = RecordLocation(line: 0, byteOffset: 0)
+
+    mutating func recordBegins(at location: RecordLocation) {
+        self.location = location
+        engine.beginRecord()
+    }
+
+    mutating func recordContinues(_ bytes: UnsafeRawBufferPointer) { engine.continueRecord(bytes) }
+
+    mutating func recordEnds() {
+        switch engine.endRecord(into: &output) {
         case .mapped:
             output.writeRaw(0x0A)
         case .rejected(let failure):
             rejected += 1
             for e in failure.errors where e.isFatal {
                 let path = e.source.isEmpty ? "" : "\(e.source): "
-                stderr.line("streammap: \(name):\(location.line): \(path)\(e.code == "syntax" ? "invalid JSON: " : "")\(Diagnostics.escape(e.message))")
+                let what = e.code == "syntax" ? "invalid JSON: " : ""
+                stderr.line("streammap: \(currentInput):\(location.line): \(path)\(what)\(Diagnostics.escape(e.message))")
             }
         }
+        if output.bytes.count >= 1 << 16 { flush() }
     }
 
     mutating func flush() {

@@ -45,9 +45,17 @@ public struct RecordErrorReport: Sendable, Equatable {
     }
 }
 
-/// Maps one complete record (its raw bytes) and appends the compact output to a writer.
-/// The tree engine implements it here; the stream engine implements the same contract with identical results.
+/// Maps records and appends each one's compact output to a writer. The tree engine and the stream engine
+/// implement the same contract with identical results.
+///
+/// A record comes either whole (`map(record:into:)`) or in pieces (`beginRecord`, `continueRecord` for each
+/// piece, `endRecord`) so that a record larger than memory can stream through.
 public protocol RecordEngine {
     mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome
+    /// Starts a record that will arrive in pieces.
+    mutating func beginRecord()
+    /// The next piece of the current record (any split, even inside a token).
+    mutating func continueRecord(_ part: UnsafeRawBufferPointer)
+    /// Ends the current record and maps it.
+    mutating func endRecord(into writer: inout JSONWriter) -> RecordOutcome
 }
-

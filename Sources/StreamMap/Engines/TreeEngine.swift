@@ -2,6 +2,8 @@
 public struct TreeEngine: RecordEngine, Sendable {
     public let mapper: Mapper
     public var parserOptions: JSONParserOptions
+    /// The pieces of the current record (the tree engine needs the whole record anyway).
+    private var pending: [UInt8] = []
 
     public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
         self.mapper = mapper
@@ -34,5 +36,13 @@ public struct TreeEngine: RecordEngine, Sendable {
         writer.write(output)
         if deep { JSONValue.release(consume output) }
         return .mapped(warnings: result.errors)
+    }
+
+    public mutating func beginRecord() { pending.removeAll(keepingCapacity: true) }
+    public mutating func continueRecord(_ part: UnsafeRawBufferPointer) { pending.append(contentsOf: part) }
+    public mutating func endRecord(into writer: inout JSONWriter) -> RecordOutcome {
+        let record = pending
+        pending.removeAll(keepingCapacity: true)
+        return record.withUnsafeBytes { map(record: $0, into: &writer) }
     }
 }

@@ -1,10 +1,10 @@
-/// Builds `JSONValue`s from parse events, without recursion.
+/// Builds `JSONValue`s from parse events, without recursion. Open containers live in their own stacks and are
+/// mutated in place (never popped and pushed back), so building stays linear: no copy-on-write of a growing array.
 public struct JSONTreeBuilder: JSONEventHandler {
-    private enum Container {
-        case array([JSONValue])
-        case object(JSONObject, pendingKey: String?)
-    }
-    private var stack: [Container] = []
+    private var isObject: [Bool] = []
+    private var arrays: [[JSONValue]] = []
+    private var objects: [JSONObject] = []
+    private var pendingKeys: [String] = []
     /// Completed top-level values, in order.
     public var values: [JSONValue] = []
     /// The deepest nesting seen so far.
@@ -22,19 +22,18 @@ public struct JSONTreeBuilder: JSONEventHandler {
     }
 
     private mutating func add(_ value: JSONValue) {
-        guard let top = stack.popLast() else {
+        guard let top = isObject.last else {
             values.append(value)
             return
         }
-        switch top {
-        case .array(var a):
-            a.append(value)
-            stack.append(.array(a))
-        case .object(var o, let key):
-            o[key!] = value
-            stack.append(.object(o, pendingKey: nil))
+        if top {
+            objects[objects.count - 1][pendingKeys.removeLast()] = value
+        } else {
+            arrays[arrays.count - 1].append(value)
         }
     }
+
+    private mutating func opened() { maximumDepth = max(maximumDepth, isObject.count) }
 
     public mutating func null() { add(.null) }
     public mutating func bool(_ value: Bool) { add(.bool(value)) }
@@ -43,28 +42,31 @@ public struct JSONTreeBuilder: JSONEventHandler {
     }
     public mutating func string(_ utf8: UnsafeRawBufferPointer) throws { add(.string(try Self.makeString(utf8))) }
     public mutating func startObject() {
-        stack.append(.object(JSONObject(), pendingKey: nil))
-        maximumDepth = max(maximumDepth, stack.count)
+        isObject.append(true)
+        objects.append(JSONObject())
+        opened()
     }
     public mutating func key(_ utf8: UnsafeRawBufferPointer) throws {
-        guard case .object(let o, _) = stack.popLast() else { return }
         let key = try Self.makeString(utf8)
-        if rejectsDuplicateKeys && o[key] != nil {
+        if rejectsDuplicateKeys, let o = objects.last, o[key] != nil {
             throw JSONSyntaxError(byteOffset: 0, message: "duplicate key \(JSONWriter.string(.string(key)))")
         }
-        stack.append(.object(o, pendingKey: key))
+        pendingKeys.append(key)
     }
     public mutating func endObject() {
-        guard case .object(let o, _) = stack.popLast() else { return }
-        add(.object(o))
+        guard isObject.last == true else { return }
+        isObject.removeLast()
+        add(.object(objects.removeLast()))
     }
     public mutating func startArray() {
-        stack.append(.array([]))
-        maximumDepth = max(maximumDepth, stack.count)
+        isObject.append(false)
+        arrays.append([])
+        opened()
     }
     public mutating func endArray() {
-        guard case .array(let a) = stack.popLast() else { return }
-        add(.array(a))
+        guard isObject.last == false else { return }
+        isObject.removeLast()
+        add(.array(arrays.removeLast()))
     }
 }
 

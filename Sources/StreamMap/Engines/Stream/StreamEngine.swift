@@ -6,6 +6,11 @@ public struct StreamEngine: RecordEngine {
     public let mapper: Mapper
     public var parserOptions: JSONParserOptions
     private let root: ValueSink
+    /// The record in progress (pieces API).
+    private var parser: YajlParserCore<StreamEventHandler>?
+    private var failure: (any Error)?
+    private var held: [UInt8] = []
+    private var scanner = TokenBoundaryScanner()
 
     public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
         self.mapper = mapper
@@ -19,13 +24,67 @@ public struct StreamEngine: RecordEngine {
         do {
             try parser.feed(record)
             try parser.finish()
-        } catch let error as JSONSyntaxError {
-            return .rejected(.syntax(error))
         } catch {
-            return .rejected(.syntax(JSONSyntaxError(byteOffset: 0, message: "\(error)")))
+            return .rejected(.syntax(Self.syntaxError(error)))
         }
+        return outcome(parser, recordLength: record.count, into: &writer)
+    }
+
+    public mutating func beginRecord() {
+        parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions)
+        failure = nil
+        held.removeAll(keepingCapacity: true)
+        scanner = TokenBoundaryScanner()
+        fed = 0
+    }
+
+    private var fed = 0
+
+    public mutating func continueRecord(_ part: UnsafeRawBufferPointer) {
+        guard failure == nil, let parser else { return }
+        let cut = scanner.lastBoundary(in: part)
+        do {
+            if cut > 0 {
+                if held.isEmpty {
+                    try parser.feed(UnsafeRawBufferPointer(rebasing: part[..<cut]))
+                } else {
+                    held.append(contentsOf: part[..<cut])
+                    try held.withUnsafeBytes { try parser.feed($0) }
+                    held.removeAll(keepingCapacity: held.count <= 1 << 20)
+                }
+            }
+            held.append(contentsOf: part[cut...])
+            fed += part.count
+        } catch {
+            failure = error
+        }
+    }
+
+    public mutating func endRecord(into writer: inout JSONWriter) -> RecordOutcome {
+        defer {
+            parser = nil
+            held.removeAll(keepingCapacity: held.count <= 1 << 20)
+        }
+        guard let parser else { return .rejected(.noOutput) }
+        if failure == nil {
+            do {
+                if !held.isEmpty { try held.withUnsafeBytes { try parser.feed($0) } }
+                try parser.finish()
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { return .rejected(.syntax(Self.syntaxError(failure))) }
+        return outcome(parser, recordLength: fed, into: &writer)
+    }
+
+    private static func syntaxError(_ error: any Error) -> JSONSyntaxError {
+        error as? JSONSyntaxError ?? JSONSyntaxError(byteOffset: 0, message: "\(error)")
+    }
+
+    private func outcome(_ parser: YajlParserCore<StreamEventHandler>, recordLength: Int, into writer: inout JSONWriter) -> RecordOutcome {
         guard parser.handler.completed else {
-            return .rejected(.syntax(JSONSyntaxError(byteOffset: record.count, message: "no JSON value")))
+            return .rejected(.syntax(JSONSyntaxError(byteOffset: recordLength, message: "no JSON value")))
         }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
         guard root.kind != .absent else { return .rejected(.noOutput) }

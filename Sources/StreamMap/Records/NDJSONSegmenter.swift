@@ -1,0 +1,93 @@
+/// Receives records in pieces, as a framer finds them.
+public protocol RecordSegmentSink {
+    mutating func recordBegins(at location: RecordLocation)
+    mutating func recordContinues(_ bytes: UnsafeRawBufferPointer)
+    mutating func recordEnds()
+}
+
+/// Cuts NDJSON into records *without buffering them*: each record's bytes are handed on as they arrive, so a
+/// single 200 MB line streams through in constant memory. A newline ends a record; spaces, tabs and CRs before
+/// a record's first byte are skipped (so blank and whitespace-only lines are skipped, but counted); a CR just
+/// before the newline (CRLF) is dropped. A final record without a newline ends at `finish`.
+public struct NDJSONSegmenter: Sendable {
+    private var line = 1
+    private var offset = 0
+    private var inRecord = false
+    private var heldCR = false
+
+    public init() {}
+
+    public mutating func feed<Sink: RecordSegmentSink>(_ chunk: UnsafeRawBufferPointer, into sink: inout Sink) {
+        var i = 0
+        let n = chunk.count
+        while i < n {
+            if !inRecord {
+                // Skip whitespace before a record; a newline here ends a blank line.
+                while i < n {
+                    let b = chunk[i]
+                    if b == 0x0A {
+                        line += 1
+                    } else if b != 0x20 && b != 0x09 && b != 0x0D {
+                        break
+                    }
+                    i += 1
+                }
+                guard i < n else { break }
+                inRecord = true
+                sink.recordBegins(at: RecordLocation(line: line, byteOffset: offset + i))
+            }
+            // Inside a record: hand on everything up to the newline.
+            if heldCR {
+                heldCR = false
+                if chunk[i] != 0x0A { withCR { sink.recordContinues($0) } }
+            }
+            var j = i
+            while j < n && chunk[j] != 0x0A { j += 1 }
+            var end = j
+            if end > i && chunk[end - 1] == 0x0D {
+                end -= 1
+                if j == n { heldCR = true }  // maybe the CR of a CRLF split across chunks
+            }
+            if end > i { sink.recordContinues(UnsafeRawBufferPointer(rebasing: chunk[i..<end])) }
+            if j < n {
+                sink.recordEnds()
+                inRecord = false
+                line += 1
+                i = j + 1
+            } else {
+                i = n
+            }
+        }
+        offset += n
+    }
+
+    public mutating func finish<Sink: RecordSegmentSink>(into sink: inout Sink) {
+        heldCR = false  // a trailing CR at the end of input is dropped, as before a newline
+        if inRecord {
+            sink.recordEnds()
+            inRecord = false
+        }
+    }
+
+    private func withCR(_ body: (UnsafeRawBufferPointer) -> Void) {
+        withUnsafeBytes(of: UInt8(0x0D)) { body($0) }
+    }
+}
+
+/// Collects a framer's pieces into whole records (for callers that want `map(record:)`).
+public struct WholeRecordCollector: RecordSegmentSink {
+    public private(set) var records: [(bytes: [UInt8], location: RecordLocation)] = []
+    private var current: [UInt8] = []
+    private var location = RecordLocation(line: 0, byteOffset: 0)
+    public init() {}
+    public mutating func recordBegins(at location: RecordLocation) {
+        current.removeAll(keepingCapacity: true)
+        self.location = location
+    }
+    public mutating func recordContinues(_ bytes: UnsafeRawBufferPointer) { current.append(contentsOf: bytes) }
+    public mutating func recordEnds() { records.append((current, location)) }
+    public mutating func drain() -> [(bytes: [UInt8], location: RecordLocation)] {
+        defer { records.removeAll(keepingCapacity: true) }
+        return records
+    }
+}
