@@ -10,15 +10,17 @@ public enum RecordOutcome: Sendable, Equatable {
 public enum RecordFailure: Sendable, Equatable {
     case syntax(JSONSyntaxError)
     case mapping([MapError])
-    /// The mapper produced no value at all (absent) for the record.
-    case noOutput
+    /// The mapper produced no value at all (absent) for the record; the warnings say why.
+    case noOutput(warnings: [MapError])
 
     /// Every error, for reports (a syntax error is reported as a `syntax` code at the record's root).
     public var errors: [RecordErrorReport] {
         switch self {
         case .syntax(let e): return [RecordErrorReport(code: "syntax", isFatal: true, source: "", destination: "", message: e.message)]
         case .mapping(let errors): return errors.map(RecordErrorReport.init)
-        case .noOutput: return [RecordErrorReport(code: "required", isFatal: true, source: "", destination: "", message: "the mapper produced no output for this record")]
+        case .noOutput(let warnings):
+            return [RecordErrorReport(code: "required", isFatal: true, source: "", destination: "", message: "the mapper produced no output for this record")]
+                + warnings.map(RecordErrorReport.init)
         }
     }
 }
@@ -37,6 +39,11 @@ public struct RecordErrorReport: Sendable, Equatable {
         self.source = source
         self.destination = destination
         self.message = message
+    }
+
+    public static func == (a: RecordErrorReport, b: RecordErrorReport) -> Bool {
+        a.code == b.code && a.isFatal == b.isFatal && bytesEqual(a.source, b.source)
+            && bytesEqual(a.destination, b.destination) && bytesEqual(a.message, b.message)
     }
 
     public init(_ e: MapError) {

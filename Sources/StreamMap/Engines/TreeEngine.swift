@@ -32,7 +32,7 @@ public struct TreeEngine: RecordEngine, Sendable {
     private func map(value: JSONValue, into writer: inout JSONWriter, deep: Bool) -> RecordOutcome {
         var result = mapper.map(value)
         if result.isFatal { return .rejected(.mapping(result.errors)) }
-        guard let output = result.takeValue() else { return .rejected(.noOutput) }
+        guard let output = result.takeValue() else { return .rejected(.noOutput(warnings: result.errors)) }
         writer.write(output)
         if deep { JSONValue.release(consume output) }
         return .mapped(warnings: result.errors)

@@ -27,6 +27,20 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
     public var destinationPath: JSONPath
     public var message: String
 
+    /// Byte-wise, like every string comparison in StreamMap.
+    public static func == (a: MapError, b: MapError) -> Bool {
+        a.code == b.code && a.isFatal == b.isFatal && a.sourcePath == b.sourcePath
+            && a.destinationPath == b.destinationPath && bytesEqual(a.message, b.message)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(isFatal)
+        hasher.combine(sourcePath)
+        hasher.combine(destinationPath)
+        hasher.combine(ByteKeyString(message))
+    }
+
     public init(
         _ code: Code, _ message: String, isFatal: Bool = true,
         sourcePath: JSONPath = .root, destinationPath: JSONPath = .root

@@ -1,7 +1,22 @@
-/// One step of a path through a JSON value.
+/// One step of a path through a JSON value. Keys compare by their UTF-8 bytes, as everywhere in StreamMap.
 public enum PathComponent: Hashable, Sendable {
     case key(String)
     case index(Int)
+
+    public static func == (a: PathComponent, b: PathComponent) -> Bool {
+        switch (a, b) {
+        case (.key(let x), .key(let y)): return bytesEqual(x, y)
+        case (.index(let x), .index(let y)): return x == y
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .key(let k): hasher.combine(ByteKeyString(k))
+        case .index(let i): hasher.combine(i)
+        }
+    }
 }
 
 /// A location in a JSON value, rendered as an RFC 6901 JSON Pointer (`/user/tags/0`, `""` for the root).
@@ -50,9 +65,34 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
 
     public init(steps: [String]) { self.steps = steps }
 
-    /// Splits `path` on `delimiter` (default `.`). Empty steps are kept as empty keys.
+    /// Splits `path` on `delimiter` (default `.`) by UTF-8 bytes (so `"x.\u{301}y"` splits too, although the dot
+    /// and the accent form one `Character`). Empty steps are kept as empty keys.
     public init(_ path: String, delimiter: String = ".") {
-        if delimiter.isEmpty { steps = [path] } else { steps = path.split(separator: delimiter, omittingEmptySubsequences: false).map(String.init) }
+        let p = Array(path.utf8), d = Array(delimiter.utf8)
+        guard !d.isEmpty else {
+            steps = [path]
+            return
+        }
+        var parts: [String] = []
+        var start = 0, i = 0
+        while i + d.count <= p.count {
+            if p[i..<(i + d.count)].elementsEqual(d) {
+                parts.append(String(decoding: p[start..<i], as: UTF8.self))
+                i += d.count
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        parts.append(String(decoding: p[start...], as: UTF8.self))
+        steps = parts
+    }
+
+    /// Whether one path's steps start with the other's, comparing keys by bytes.
+    static func overlaps(_ a: [String], _ b: [String]) -> Bool {
+        let n = min(a.count, b.count)
+        for i in 0..<n where !bytesEqual(a[i], b[i]) { return false }
+        return true
     }
 
     /// A single literal key, never split.

@@ -12,7 +12,7 @@ extension Mapper {
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, using decoder: JSONValueDecoder = .init()) throws -> T {
         let result = map(value)
         if result.isFatal { throw MappingFailure(failure: .mapping(result.errors)) }
-        guard let mapped = result.value else { throw MappingFailure(failure: .noOutput) }
+        guard let mapped = result.value else { throw MappingFailure(failure: .noOutput(warnings: result.errors)) }
         return try decoder.decode(type, from: mapped)
     }
 
@@ -32,7 +32,7 @@ extension Mapper {
         let reverse = try reversed()
         let result = reverse.map(try encoder.encode(model))
         if result.isFatal { throw MappingFailure(failure: .mapping(result.errors)) }
-        guard let json = result.value else { throw MappingFailure(failure: .noOutput) }
+        guard let json = result.value else { throw MappingFailure(failure: .noOutput(warnings: result.errors)) }
         return json
     }
 }

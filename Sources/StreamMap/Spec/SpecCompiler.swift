@@ -134,7 +134,7 @@ struct SpecCompiler {
         var seen: [[String]] = []
         for f in fields {
             for d in f.destinations {
-                for s in seen where s.starts(with: d.steps) || d.steps.starts(with: s) {
+                for s in seen where KeyPath.overlaps(s, d.steps) {
                     issue(pointer + "/fields", "destination \"\(d)\" overlaps destination \"\(s.joined(separator: "."))\"")
                 }
                 seen.append(d.steps)

@@ -87,7 +87,7 @@ final class ObjectSink: ValueSink {
         var allDestinations: [[String]] = []
         for f in mapping.fields { allDestinations += f.destinations.map(\.steps) }
         for (i, a) in allDestinations.enumerated() {
-            for b in allDestinations[(i + 1)...] where a.starts(with: b) || b.starts(with: a) { return nil }
+            for b in allDestinations[(i + 1)...] where KeyPath.overlaps(a, b) { return nil }
         }
 
         var plans: [FieldPlan] = []

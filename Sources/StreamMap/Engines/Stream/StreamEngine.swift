@@ -13,10 +13,16 @@ public struct StreamEngine: RecordEngine {
     private var scanner = TokenBoundaryScanner()
 
     public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
+        self.init(mapper: mapper, parserOptions: parserOptions, mutation: nil)
+    }
+
+    /// A copy of the engine with one rule deliberately broken: lets tests prove the differential harness catches
+    /// a divergence. Never used outside tests.
+    init(mapper: Mapper, parserOptions: JSONParserOptions = .init(), mutation: StreamMutation?) {
         self.mapper = mapper
         self.parserOptions = parserOptions
         self.parserOptions.allowMultipleValues = false
-        self.root = StreamCompiler.compile(mapper)
+        self.root = StreamCompiler(mutation: mutation).compile(mapper)
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
@@ -65,7 +71,7 @@ public struct StreamEngine: RecordEngine {
             parser = nil
             held.removeAll(keepingCapacity: held.count <= 1 << 20)
         }
-        guard let parser else { return .rejected(.noOutput) }
+        guard let parser else { return .rejected(.noOutput(warnings: [])) }
         if failure == nil {
             do {
                 if !held.isEmpty { try held.withUnsafeBytes { try parser.feed($0) } }
@@ -87,7 +93,7 @@ public struct StreamEngine: RecordEngine {
             return .rejected(.syntax(JSONSyntaxError(byteOffset: recordLength, message: "no JSON value")))
         }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
-        guard root.kind != .absent else { return .rejected(.noOutput) }
+        guard root.kind != .absent else { return .rejected(.noOutput(warnings: root.errors)) }
         writer.writeRaw(root.output.bytes)
         return .mapped(warnings: root.errors)
     }
@@ -124,21 +130,37 @@ struct StreamEventHandler: JSONEventHandler {
 
 /// Compiles a mapper into sinks: streaming ones where the container logic is reproduced, the exact
 /// materializing base sink everywhere else.
-enum StreamCompiler {
-    static func compile(_ mapper: Mapper) -> ValueSink {
+/// Rules a test can break on purpose (see `StreamEngine.init(mapper:parserOptions:mutation:)`).
+enum StreamMutation: CaseIterable {
+    /// `nonFatal`/`optional` on a container drops its default value.
+    case fallbackDropped
+    /// `arrayOf` lets a fatal element pass as a dropped one (the array does not fail).
+    case fatalElementsDropped
+    /// Copied objects keep the first of duplicate keys instead of the last.
+    case duplicateKeysFirstWins
+}
+
+struct StreamCompiler {
+    var mutation: StreamMutation? = nil
+
+    static func compile(_ mapper: Mapper) -> ValueSink { StreamCompiler().compile(mapper) }
+
+    func compile(_ mapper: Mapper) -> ValueSink {
         switch mapper.kind {
         case .identity:
-            return CopySink(mapper, allowed: nil)
+            return CopySink(mapper, allowed: nil, keepFirstDuplicate: mutation == .duplicateKeysFirstWins)
         case .check(let types):
-            return CopySink(mapper, allowed: types)
+            return CopySink(mapper, allowed: types, keepFirstDuplicate: mutation == .duplicateKeysFirstWins)
         case .notNull(let inner):
             return NotNullSink(mapper, inner: compile(inner))
         case .nonFatal(let inner, let fallback, _):
-            return NonFatalSink(mapper, inner: compile(inner), fallback: fallback)
+            return NonFatalSink(mapper, inner: compile(inner), fallback: mutation == .fallbackDropped ? nil : fallback)
         case .policy(let inner, let policy):
             return PolicySink(mapper, inner: compile(inner), policy: policy)
         case .arrayOf(let item):
-            return ArraySink(mapper, item: compile(item))
+            let sink = ArraySink(mapper, item: compile(item))
+            sink.fatalElementsDropped = mutation == .fatalElementsDropped
+            return sink
         case .object(let mapping):
             return ObjectSink(mapper, mapping: mapping, compile: compile) ?? ValueSink(mapper)
         case .split(let forward, _):

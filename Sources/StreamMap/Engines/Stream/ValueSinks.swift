@@ -104,8 +104,11 @@ final class CopySink: ValueSink {
     private var skipping = false
     private let skipper = Skipper()
 
-    init(_ mapper: Mapper, allowed: JSONTypeSet?) {
+    private let keepFirstDuplicate: Bool
+
+    init(_ mapper: Mapper, allowed: JSONTypeSet?, keepFirstDuplicate: Bool = false) {
         self.allowed = allowed
+        self.keepFirstDuplicate = keepFirstDuplicate
         super.init(mapper)
     }
 
@@ -160,7 +163,7 @@ final class CopySink: ValueSink {
         case .endObject:
             output.writeRaw(UInt8(ascii: "}"))
             let top = stack.removeLast()
-            if !sawDuplicate && hasDuplicate(keyRanges[top.firstKey...]) { sawDuplicate = true }
+            if !sawDuplicate && !keepFirstDuplicate && hasDuplicate(keyRanges[top.firstKey...]) { sawDuplicate = true }
             keyRanges.removeSubrange(top.firstKey...)
         case .endArray:
             output.writeRaw(UInt8(ascii: "]"))
@@ -265,6 +268,8 @@ final class ArraySink: ValueSink {
     private var written = 0
     private var inElement = false
     private var fatal = false
+    /// Test-only mutation (see `StreamMutation.fatalElementsDropped`).
+    var fatalElementsDropped = false
 
     init(_ mapper: Mapper, item: ValueSink) {
         self.item = item
@@ -313,6 +318,7 @@ final class ArraySink: ValueSink {
             for var error in item.errors {
                 error.sourcePath = error.sourcePath.prepending(.index(index))
                 error.destinationPath = error.destinationPath.prepending(.index(index))
+                if fatalElementsDropped { error.isFatal = false }
                 if error.isFatal { fatal = true }
                 errors.append(error)
             }
