@@ -48,7 +48,7 @@ public struct AsyncMappedRecords<Base: AsyncSequence, E: RecordEngine>: AsyncSeq
         private var base: Base.AsyncIterator?
         private let feed: MappingFeed<E>
         private var buffered: [RecordResult] = []
-        private var next = 0
+        private var position = 0
 
         init(base: Base.AsyncIterator, feed: MappingFeed<E>) {
             self.base = base
@@ -56,7 +56,7 @@ public struct AsyncMappedRecords<Base: AsyncSequence, E: RecordEngine>: AsyncSeq
         }
 
         public mutating func next() async throws -> RecordResult? {
-            while next == buffered.count {
+            while position == buffered.count {
                 guard base != nil else { return nil }
                 let chunk: [UInt8]?
                 do {
@@ -72,7 +72,7 @@ public struct AsyncMappedRecords<Base: AsyncSequence, E: RecordEngine>: AsyncSeq
 
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(Base.Failure) -> RecordResult? {
-            while next == buffered.count {
+            while position == buffered.count {
                 guard base != nil else { return nil }
                 let chunk: [UInt8]?
                 do {
@@ -93,15 +93,15 @@ public struct AsyncMappedRecords<Base: AsyncSequence, E: RecordEngine>: AsyncSeq
                 buffered = feed.finish()
                 base = nil
             }
-            next = 0
+            position = 0
         }
 
         private mutating func take() -> RecordResult {
-            let result = buffered[next]
-            next += 1
-            if next == buffered.count {
+            let result = buffered[position]
+            position += 1
+            if position == buffered.count {
                 buffered.removeAll(keepingCapacity: true)
-                next = 0
+                position = 0
             }
             return result
         }

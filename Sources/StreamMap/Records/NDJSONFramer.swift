@@ -1,6 +1,7 @@
-/// Splits a byte stream into NDJSON records: `RecordFramer(framing: .ndjson)` under its original name (a newline
-/// ends a record, a trailing CR is dropped, lines holding only spaces, tabs and CRs are skipped but counted, and a
-/// final record without a newline is delivered by `finish`). Chunks may split records anywhere.
+/// Splits a byte stream into NDJSON records, each delivered whole: `RecordFramer(framing: .ndjson)` under its
+/// original name (a newline ends a record; spaces, tabs and CRs before a record and a CR before its newline are not
+/// part of it, so blank lines are skipped but counted; a final record without a newline is delivered by `finish`).
+/// Chunks may split records anywhere.
 public struct NDJSONFramer: Sendable {
     private var framer = RecordFramer(framing: .ndjson)
 

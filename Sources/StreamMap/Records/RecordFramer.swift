@@ -50,9 +50,10 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
 /// that `auto` holds the input until it has decided (see below).
 ///
 /// Framings:
-/// - `ndjson`: a newline (LF) ends a record; a trailing CR is dropped; lines holding only spaces, tabs and CRs are
-///   skipped (but counted). The record is the line's text, leading spaces included. A final line without a newline
-///   is delivered by `finish`.
+/// - `ndjson`: a newline (LF) ends a record; spaces, tabs and CRs before its first byte are not part of it, nor is
+///   a CR just before the newline (CRLF), so lines holding only those are skipped (but counted). Other whitespace
+///   stays (`"{}  "` is a record with two trailing spaces). A final line without a newline is delivered by `finish`.
+///   These are the rules of `NDJSONSegmenter`, which hands records on in pieces instead of whole.
 /// - `array`: the input is one JSON array and its elements are the records, streamed one by one. An element ends at
 ///   a comma or the closing bracket outside any string, object or nested array of its own (a light scanner tracks
 ///   strings, escapes and bracket depth; it does not validate). Whitespace around an element is not part of it.
@@ -74,7 +75,7 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
 ///   1. the first non-whitespace byte is RS → `seq`;
 ///   2. otherwise the first JSON value is scanned (not validated):
 ///      - it is an array that spans lines (pretty-printed) → `array`, decided at its first newline, so that a large
-///        pretty-printed array streams element by element;
+///        pretty-printed array streams element by element (anything after that array is then a framing error);
 ///      - it is another value that spans lines (a pretty-printed object) → `concat` (an NDJSON record never spans
 ///        lines); a string with a raw newline in it is malformed → `ndjson`;
 ///      - more non-whitespace follows it on the same line → `concat`;
@@ -87,7 +88,6 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
 public struct RecordFramer: Sendable {
     public typealias Body = (UnsafeRawBufferPointer, RecordLocation) -> Void
 
-    private let requested: Framing
     /// The framing at work; nil while `auto` has not decided.
     private var splitter: Splitter?
     private var detector = AutoDetector()
@@ -96,7 +96,6 @@ public struct RecordFramer: Sendable {
     private var finished = false
 
     public init(framing: Framing = .auto) {
-        requested = framing
         if framing != .auto { splitter = Splitter(kind: framing) }
     }
 
@@ -420,13 +419,12 @@ private struct Splitter: Sendable {
         withUnsafeBytes(of: &zero) { body(UnsafeRawBufferPointer(rebasing: $0[0..<0]), location) }
     }
 
-    /// The record as delivered: NDJSON drops a trailing CR and skips blank lines; the others drop trailing
-    /// whitespace (leading whitespace is never part of a record).
+    /// The record as delivered: NDJSON drops a trailing CR; the others drop all trailing whitespace. (Leading
+    /// whitespace is never part of a record: a record opens at its first non-whitespace byte.)
     private static func trimmed(_ raw: UnsafeRawBufferPointer, _ kind: Framing, _ body: (UnsafeRawBufferPointer) -> Void) {
         var end = raw.count
         if kind == .ndjson {
             if end > 0 && raw[end - 1] == cr { end -= 1 }
-            guard raw[..<end].contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != cr }) else { return }
         } else {
             while end > 0 && isWhitespace(raw[end - 1]) { end -= 1 }
             if kind == .seq && end == 0 { return }
@@ -445,7 +443,16 @@ private struct Splitter: Sendable {
         let n = chunk.count
         var i = 0
         while i < n {
-            if !inRecord { open(at: i) }
+            if !inRecord {
+                // Spaces, tabs and CRs before a record are not part of it; a newline here ends a blank line.
+                let b = p[i]
+                if b == 0x20 || b == 0x09 || b == cr || b == lf {
+                    if b == lf { line += 1 }
+                    i += 1
+                    continue
+                }
+                open(at: i)
+            }
             let end = find(lf, p, i, n)
             if end == n { break }
             deliver(chunk, upTo: end, body)
