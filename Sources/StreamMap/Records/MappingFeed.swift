@@ -154,9 +154,9 @@ public final class MappingFeed<Engine: RecordEngine> {
 @available(*, unavailable, message: "a MappingFeed is used from one task at a time")
 extension MappingFeed: Sendable {}
 
-extension MappingFeed where Engine == TreeEngine {
-    /// A feed that maps with the tree engine.
+extension MappingFeed where Engine == StreamEngine {
+    /// A feed that maps with the stream engine (use `init(engine: TreeEngine(mapper:))` for the tree engine).
     public convenience init(mapper: Mapper, framing: Framing = .auto) {
-        self.init(engine: TreeEngine(mapper: mapper), framing: framing)
+        self.init(engine: StreamEngine(mapper: mapper), framing: framing)
     }
 }

@@ -5,7 +5,10 @@
 public struct StreamEngine: RecordEngine {
     public let mapper: Mapper
     public var parserOptions: JSONParserOptions
-    private let root: ValueSink
+    /// The compiled sinks hold per-record state, so a copy of the engine compiles its own (copy on write).
+    private var plan: CompiledPlan
+    private let mutation: StreamMutation?
+    private var root: ValueSink { plan.root }
     /// The record in progress (pieces API).
     private var parser: YajlParserCore<StreamEventHandler>?
     private var failure: (any Error)?
@@ -22,10 +25,17 @@ public struct StreamEngine: RecordEngine {
         self.mapper = mapper
         self.parserOptions = parserOptions
         self.parserOptions.allowMultipleValues = false
-        self.root = StreamCompiler(mutation: mutation).compile(mapper)
+        self.mutation = mutation
+        self.plan = CompiledPlan(StreamCompiler(mutation: mutation).compile(mapper))
+    }
+
+    /// Gives this copy of the engine sinks of its own before it uses them.
+    private mutating func ensureUniquePlan() {
+        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(StreamCompiler(mutation: mutation).compile(mapper)) }
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
+        ensureUniquePlan()
         let parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions)
         do {
             try parser.feed(record)
@@ -37,6 +47,7 @@ public struct StreamEngine: RecordEngine {
     }
 
     public mutating func beginRecord() {
+        ensureUniquePlan()
         parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions)
         failure = nil
         held.removeAll(keepingCapacity: true)
@@ -97,6 +108,12 @@ public struct StreamEngine: RecordEngine {
         writer.writeRaw(root.output.bytes)
         return .mapped(warnings: root.errors)
     }
+}
+
+/// The compiled sinks of one engine value.
+final class CompiledPlan {
+    let root: ValueSink
+    init(_ root: ValueSink) { self.root = root }
 }
 
 /// Forwards yajl's callbacks to the compiled root consumer.
