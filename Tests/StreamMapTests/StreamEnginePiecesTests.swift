@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import StreamMap
+
+@Suite("Stream engine: records in pieces")
+struct StreamEnginePiecesTests {
+    func mapInPieces(_ engine: inout some RecordEngine, _ record: [UInt8], pieceSize: Int) -> (RecordOutcome, String) {
+        var writer = JSONWriter()
+        engine.beginRecord()
+        var i = 0
+        while i < record.count {
+            record[i..<min(i + pieceSize, record.count)].withUnsafeBytes { engine.continueRecord($0) }
+            i += pieceSize
+        }
+        let outcome = engine.endRecord(into: &writer)
+        return (outcome, String(decoding: writer.bytes, as: UTF8.self))
+    }
+
+    /// yajl rescans a partial token on every call; the engine holds partial tokens back so that an 8 MB string in
+    /// 4 KiB pieces is scanned once (quadratic feeding would scan ~8 GB and take minutes).
+    @Test func aHugeTokenInSmallPiecesStaysLinear() throws {
+        let big = String(repeating: "ab\\\"c\\u00e9", count: 800_000)  // ~8 MB of escapes and text
+        let record = Array("{\"skip\":\"\(big)\",\"keep\":\"\(big.prefix(33))\",\"n\":12345678901234567890}".utf8)
+        let mapper = try Spec(json: #"{"fields":{"keep":"keep","n":"n"}}"#).mapper
+        var engine = StreamEngine(mapper: mapper)
+        let start = Date()
+        let (outcome, output) = mapInPieces(&engine, record, pieceSize: 4096)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(outcome == .mapped(warnings: []))
+        #expect(output == #"{"keep":"ab\"cé"# + #"ab\"cé"# + #"ab\"cé","n":12345678901234567890}"#)
+        #expect(seconds < 20, "took \(seconds) s: feeding is not linear")
+    }
+
+    @Test("pieces of any size give the same result as the whole record", arguments: [1, 2, 3, 7, 64, 4096])
+    func piecesAreInvariant(_ size: Int) throws {
+        let mapper = try Spec(json: #"{"fields":{"a.b":"x","c":{"to":"y","via":{"arrayOf":"number"}},"d":{"to":"z","via":"toString"}},"unmapped":"keep"}"#).mapper
+        let records = [
+            #"{"a":{"b":"h\u00e9\"llo"},"c":[1,2.5e3,-0],"d":true,"e":null,"f":"\ud83d\ude00"}"#,
+            #"{"c":[1,"x"],"a":{"b":1}}"#,
+            #"{"a":{"b":tru}}"#,
+            #"  {"a":{"b":[]}} trailing"#,
+            "{\"a\":{\"b\":\"\u{1}\"}}",
+        ].map { Array($0.utf8) }
+        for record in records {
+            var tree = TreeEngine(mapper: mapper)
+            var writer = JSONWriter()
+            let expected = record.withUnsafeBytes { tree.map(record: $0, into: &writer) }
+            var engine = StreamEngine(mapper: mapper)
+            let (outcome, output) = mapInPieces(&engine, record, pieceSize: size)
+            #expect(outcome == expected)
+            #expect(output == String(decoding: writer.bytes, as: UTF8.self))
+        }
+    }
+}
