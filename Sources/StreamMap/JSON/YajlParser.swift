@@ -61,9 +61,19 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
 
     deinit { yajl_free(handle) }
 
+    private var strict = StrictJSONScanner()
+
     func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
+        if let violation = strict.scan(chunk) {
+            // yajl sees what comes before the violation first: if it finds an earlier error, that one is reported,
+            // so the verdict is the same however the input is split.
+            if violation.index > 0 {
+                try check(yajl_parse(handle, bytes, violation.index), chunk: bytes, count: violation.index)
+            }
+            throw JSONSyntaxError(byteOffset: consumedBeforeChunk + violation.index, message: violation.message)
+        }
         try check(yajl_parse(handle, bytes, chunk.count), chunk: bytes, count: chunk.count)
         consumedBeforeChunk += chunk.count
     }
