@@ -14,10 +14,18 @@ public struct NDJSONSegmenter: Sendable {
     private var offset = 0
     private var inRecord = false
     private var heldCR = false
+    private var bom = LeadingBOM()
 
     public init() {}
 
+    /// Feeds a chunk. A UTF-8 BOM at the very start of the input is skipped (offsets still count it).
     public mutating func feed<Sink: RecordSegmentSink>(_ chunk: UnsafeRawBufferPointer, into sink: inout Sink) {
+        var filter = bom
+        filter.filter(chunk, skipped: { offset += $0 }) { feedBytes($0, into: &sink) }
+        bom = filter
+    }
+
+    private mutating func feedBytes<Sink: RecordSegmentSink>(_ chunk: UnsafeRawBufferPointer, into sink: inout Sink) {
         var i = 0
         let n = chunk.count
         while i < n {
@@ -62,6 +70,9 @@ public struct NDJSONSegmenter: Sendable {
     }
 
     public mutating func finish<Sink: RecordSegmentSink>(into sink: inout Sink) {
+        var filter = bom
+        filter.finish { feedBytes($0, into: &sink) }
+        bom = filter
         heldCR = false  // a trailing CR at the end of input is dropped, as before a newline
         if inRecord {
             sink.recordEnds()

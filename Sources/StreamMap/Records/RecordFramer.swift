@@ -94,6 +94,9 @@ public struct RecordFramer: Sendable {
     /// The input seen while `auto` has not decided.
     private var held: [UInt8] = []
     private var finished = false
+    private var bom = LeadingBOM()
+    /// Bytes of a leading BOM, counted in offsets but never framed.
+    private var skipped = 0
 
     public init(framing: Framing = .auto) {
         if framing != .auto { splitter = Splitter(kind: framing) }
@@ -104,8 +107,18 @@ public struct RecordFramer: Sendable {
     public var detected: Framing? { splitter?.kind }
 
     /// Feeds a chunk; `body` receives each complete record's bytes (valid only during the call) and its location.
+    /// A UTF-8 BOM at the very start of the input is skipped (offsets still count it).
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: Body) {
         precondition(!finished, "RecordFramer.feed called after finish")
+        var filter = bom
+        filter.filter(chunk, skipped: { n in
+            skipped += n
+            splitter?.offset += n
+        }) { feedBytes($0, body) }
+        bom = filter
+    }
+
+    private mutating func feedBytes(_ chunk: UnsafeRawBufferPointer, _ body: Body) {
         if splitter != nil {
             splitter!.feed(chunk, body)
             return
@@ -126,6 +139,9 @@ public struct RecordFramer: Sendable {
     /// not an array. (`MappingFeed` rejects such a record with that error, as a syntax failure.)
     public mutating func finishReportingFramingErrors(_ body: (UnsafeRawBufferPointer, RecordLocation, JSONSyntaxError?) -> Void) {
         precondition(!finished, "RecordFramer.finish called twice")
+        var filter = bom
+        filter.finish { feedBytes($0) { record, location in body(record, location, nil) } }
+        bom = filter
         finished = true
         if splitter == nil {
             guard let framing = detector.finish() else { return }
@@ -136,6 +152,7 @@ public struct RecordFramer: Sendable {
 
     private mutating func start(_ framing: Framing, _ body: Body) {
         splitter = Splitter(kind: framing)
+        splitter!.offset = skipped
         let bytes = held
         held = []
         bytes.withUnsafeBytes { splitter!.feed($0, body) }
@@ -326,7 +343,7 @@ private struct Splitter: Sendable {
 
     let kind: Framing
     /// Absolute offset of the current chunk's first byte.
-    private var offset = 0
+    var offset = 0
     /// Line of the next byte to scan.
     private var line = 1
     /// A record is open: it starts at `start` and runs to the scan position.
