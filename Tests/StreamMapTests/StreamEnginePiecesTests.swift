@@ -42,7 +42,7 @@ struct StreamEnginePiecesTests {
             "{\"a\":{\"b\":\"\u{1}\"}}",
         ].map { Array($0.utf8) }
         for record in records {
-            var tree = TreeEngine(mapper: mapper)
+            let tree = TreeEngine(mapper: mapper)
             var writer = JSONWriter()
             let expected = record.withUnsafeBytes { tree.map(record: $0, into: &writer) }
             var engine = StreamEngine(mapper: mapper)

@@ -11,7 +11,7 @@ struct StrictJSONTests {
         let record = Array(text.utf8)
         var results: [RecordOutcome] = []
         var writer = JSONWriter()
-        var tree = TreeEngine(mapper: Self.identity)
+        let tree = TreeEngine(mapper: Self.identity)
         results.append(record.withUnsafeBytes { tree.map(record: $0, into: &writer) })
         var stream = StreamEngine(mapper: Self.identity)
         results.append(record.withUnsafeBytes { stream.map(record: $0, into: &writer) })

@@ -120,8 +120,8 @@ public struct JSONObject: Sendable, Sequence {
     }
 }
 
-/// A dictionary key that hashes and compares a string by its UTF-8 bytes.
-struct ByteKey: Hashable {
+/// A string that hashes and compares by its UTF-8 bytes (keys, enum strings, error text).
+struct ByteKey: Hashable, Sendable {
     let string: String
     init(_ string: String) { self.string = string }
     static func == (a: ByteKey, b: ByteKey) -> Bool { bytesEqual(a.string, b.string) }

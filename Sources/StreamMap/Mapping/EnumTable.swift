@@ -29,7 +29,7 @@ public struct EnumTable: Sendable {
         case null
         case bool(Bool)
         case number(String)
-        case string(ByteKeyString)
+        case string(ByteKey)
     }
 
     /// The key a value matches on; containers never match.
@@ -38,7 +38,7 @@ public struct EnumTable: Sendable {
         case .null: return .null
         case .bool(let b): return .bool(b)
         case .number(let n): return .number(NumberText.canonicalKey(n.text))
-        case .string(let s): return .string(ByteKeyString(s))
+        case .string(let s): return .string(ByteKey(s))
         case .array, .object: return nil
         }
     }

@@ -38,7 +38,7 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         hasher.combine(isFatal)
         hasher.combine(sourcePath)
         hasher.combine(destinationPath)
-        hasher.combine(ByteKeyString(message))
+        hasher.combine(ByteKey(message))
     }
 
     public init(

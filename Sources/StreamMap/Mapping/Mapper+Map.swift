@@ -109,7 +109,7 @@ extension Mapper {
 
         case .convert(let conversion):
             guard let value = source else { return .failure(MapError(.required, "value is required, found absent")) }
-            if case .anyToString = conversion {} else if case .keys = conversion {} else if case .null = value {
+            if value.isNull && !conversion.acceptsNull {
                 return .failure(MapError(.required, "value is required, found null"))
             }
             return conversion.apply(value)
@@ -174,9 +174,9 @@ extension ObjectMapping {
         let consumed = consumedSourceKeys
         let reserved = reservedDestinationKeys
         var passed = JSONObject()
-        for (key, value) in object where !consumed.contains(ByteKeyString(key)) {
+        for (key, value) in object where !consumed.contains(ByteKey(key)) {
             let outKey = style?.apply(key) ?? key
-            guard !reserved.contains(ByteKeyString(outKey)) else { continue }
+            guard !reserved.contains(ByteKey(outKey)) else { continue }
             var out: JSONValue? = value
             if let values {
                 let r = values.map(value)

@@ -51,20 +51,9 @@ public struct ObjectMapping: Sendable {
     }
 
     /// First steps of every source path: these input keys are consumed and never passed through.
-    public var consumedSourceKeys: Set<ByteKeyString> { Set(fields.flatMap { $0.sources.compactMap { $0.steps.first.map(ByteKeyString.init) } }) }
+    var consumedSourceKeys: Set<ByteKey> { Set(fields.flatMap { $0.sources.compactMap { $0.steps.first.map(ByteKey.init) } }) }
     /// First steps of every destination path: pass-through keys with these names are left out.
-    public var reservedDestinationKeys: Set<ByteKeyString> { Set(fields.flatMap { $0.destinations.compactMap { $0.steps.first.map(ByteKeyString.init) } }) }
-}
-
-/// A string hashed and compared by its UTF-8 bytes, for key sets.
-public struct ByteKeyString: Hashable, Sendable {
-    public let string: String
-    public init(_ string: String) { self.string = string }
-    public static func == (a: ByteKeyString, b: ByteKeyString) -> Bool { bytesEqual(a.string, b.string) }
-    public func hash(into hasher: inout Hasher) {
-        var s = string
-        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
+    var reservedDestinationKeys: Set<ByteKey> { Set(fields.flatMap { $0.destinations.compactMap { $0.steps.first.map(ByteKey.init) } }) }
 }
 
 /// Builds an object by inserting values at (possibly nested) destination paths, in call order.

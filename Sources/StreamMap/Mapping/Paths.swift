@@ -13,7 +13,7 @@ public enum PathComponent: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .key(let k): hasher.combine(ByteKeyString(k))
+        case .key(let k): hasher.combine(ByteKey(k))
         case .index(let i): hasher.combine(i)
         }
     }

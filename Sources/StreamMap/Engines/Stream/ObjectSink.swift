@@ -65,7 +65,7 @@ final class ObjectSink: ValueSink {
     private let keepUnmapped: Bool
     private let keyStyle: KeyStyle?
     private let passThroughSink: ValueSink?
-    private let reserved: Set<ByteKeyString>
+    private let reserved: Set<ByteKey>
     private var nodes: [DestinationNode]
     /// Per record: whether a slot has a value, and where its bytes are.
     private var slotFilled: [Bool]
@@ -79,7 +79,7 @@ final class ObjectSink: ValueSink {
     private var currentPassThroughKey: String?
     private let skipper = Skipper()
     private var passThrough: [(key: String, output: [UInt8], errors: [MapError], kind: ResultKind)] = []
-    private var passThroughIndex: [ByteKeyString: Int] = [:]
+    private var passThroughIndex: [ByteKey: Int] = [:]
 
     /// Compiles a streamable object mapping, or returns nil when its destinations repeat or nest in each other
     /// (then the materializing base sink gives the tree's exact behaviour, write errors included).
@@ -254,10 +254,10 @@ final class ObjectSink: ValueSink {
         guard let key = currentPassThroughKey, let sink = passThroughSink else { return }
         currentPassThroughKey = nil
         let entry = (key: key, output: sink.output.bytes, errors: sink.errors, kind: sink.kind)
-        if let i = passThroughIndex[ByteKeyString(key)] {
+        if let i = passThroughIndex[ByteKey(key)] {
             passThrough[i] = entry
         } else {
-            passThroughIndex[ByteKeyString(key)] = passThrough.count
+            passThroughIndex[ByteKey(key)] = passThrough.count
             passThrough.append(entry)
         }
     }
@@ -309,16 +309,16 @@ final class ObjectSink: ValueSink {
 
         // Pass-through keys, in input order (first position, last value).
         var passed: [(key: String, bytes: [UInt8])] = []
-        var passedIndex: [ByteKeyString: Int] = [:]
+        var passedIndex: [ByteKey: Int] = [:]
         for entry in passThrough {
             let outKey = keyStyle?.apply(entry.key) ?? entry.key
-            guard !reserved.contains(ByteKeyString(outKey)) else { continue }
+            guard !reserved.contains(ByteKey(outKey)) else { continue }
             for e in entry.errors { errs.append(e.prefixed(source: [.key(entry.key)], destination: [.key(outKey)])) }
             guard !entry.errors.contains(where: \.isFatal), entry.kind != .absent else { continue }
-            if let i = passedIndex[ByteKeyString(outKey)] {
+            if let i = passedIndex[ByteKey(outKey)] {
                 passed[i].bytes = entry.output
             } else {
-                passedIndex[ByteKeyString(outKey)] = passed.count
+                passedIndex[ByteKey(outKey)] = passed.count
                 passed.append((outKey, entry.output))
             }
         }

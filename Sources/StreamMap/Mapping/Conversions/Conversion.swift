@@ -86,6 +86,14 @@ public enum Conversion: Sendable {
         }
     }
 
+    /// `toString` (null → absent) and `keys` (null passes) take null; every other conversion requires a value.
+    var acceptsNull: Bool {
+        switch self {
+        case .anyToString, .keys: return true
+        default: return false
+        }
+    }
+
     /// The conversion that undoes this one.
     public func reversed() throws(NotReversibleError) -> Conversion {
         switch self {
