@@ -72,6 +72,7 @@ final class ObjectSink: ValueSink {
     private var slotSource: [(field: Int, part: Int?)]
     private var opened: [Bool]
     private var order: [[Int]]
+    private let slotPaths: [[Int]]
 
     // Per-object streaming state.
     private var skipping = false
@@ -166,6 +167,7 @@ final class ObjectSink: ValueSink {
         self.slotSource = slotSource
         self.slotFilled = Array(repeating: false, count: slotSource.count)
         self.opened = Array(repeating: false, count: nodes.count)
+        self.slotPaths = Self.slotPaths(nodes: nodes, slotCount: slotSource.count)
         self.order = Array(repeating: [], count: nodes.count)
         switch mapping.unmapped {
         case .drop:
@@ -354,14 +356,8 @@ final class ObjectSink: ValueSink {
 
     /// Opens the path of a slot, top down, so that each node takes its place the first time it is needed.
     private func open(_ slot: Int) {
-        var path: [Int] = []
-        var node = nodeOfSlot(slot)
-        while let n = node {
-            path.append(n)
-            node = parentOf[n]
-        }
         var parent = 0
-        for n in path.reversed() {
+        for n in slotPaths[slot] {
             if !opened[n] {
                 opened[n] = true
                 order[parent].append(n)
@@ -370,19 +366,23 @@ final class ObjectSink: ValueSink {
         }
     }
 
-    private lazy var parentOf: [Int?] = {
-        var p = [Int?](repeating: nil, count: nodes.count)
-        for (i, n) in nodes.enumerated() { for c in n.children where i != 0 { p[c] = i } }
-        return p
-    }()
-
-    private lazy var slotNodes: [Int] = {
-        var s = [Int](repeating: 0, count: slotSource.count)
-        for (i, n) in nodes.enumerated() { if let slot = n.slot { s[slot] = i } }
-        return s
-    }()
-
-    private func nodeOfSlot(_ slot: Int) -> Int? { slotNodes[slot] }
+    /// For each slot, the destination nodes from the top down to the slot's own node.
+    static func slotPaths(nodes: [DestinationNode], slotCount: Int) -> [[Int]] {
+        var parent = [Int?](repeating: nil, count: nodes.count)
+        for (i, n) in nodes.enumerated() where i != 0 { for c in n.children { parent[c] = i } }
+        var paths = [[Int]](repeating: [], count: slotCount)
+        for (i, n) in nodes.enumerated() {
+            guard let slot = n.slot else { continue }
+            var path: [Int] = []
+            var node: Int? = i
+            while let x = node {
+                path.append(x)
+                node = parent[x]
+            }
+            paths[slot] = path.reversed()
+        }
+        return paths
+    }
 
     private func writeChildren(of node: Int) -> Int {
         var count = 0
