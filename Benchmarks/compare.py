@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""Runs the side-by-side comparison; called by Benchmarks/compare.sh (which builds the tools and the corpus).
+
+    python3 Benchmarks/compare.py --corpus C.ndjson --work DIR --streammap BIN --peers-bin DIR [--rounds 5]
+                                  [--out Benchmarks/results] [--corpus-summary TEXT] [--command TEXT]
+
+Every tool runs once per round, interleaved (the order rotates each round, so a slow moment of a shared machine
+hits different tools), wrapped in /usr/bin/time for its peak RSS. MB/s is the corpus size (10^6 bytes) over the
+median wall time. Each mapper's output is then checked against streammap's stream engine, record by record: same
+records rejected, same values (both sides parsed with Python, ints exact), precision loss flagged. Writes
+comparison.md, comparison.json and comparison.svg (chart.py) into --out.
+"""
+import argparse
+import datetime
+import decimal
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ under the repository
+import chart  # noqa: E402
+
+TARGETS = {
+    "stream_vs_ceiling": 0.85,
+    "identity_vs_yajl_gen": 1.1,
+    "tree_vs_codable": 1.0,
+    "rss_mib": 16,
+}
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip() or subprocess.run(
+            cmd, capture_output=True, text=True, timeout=60).stderr.strip()
+    except Exception as e:  # noqa: BLE001
+        return "unavailable (%s)" % e
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tools
+
+
+class Tool:
+    def __init__(self, key, label, group, cmd, rejects, role):
+        self.key = key          # short id, file names
+        self.label = label      # table and chart
+        self.group = group      # "mapping" or "identity"
+        self.cmd = cmd
+        self.rejects = rejects  # how rejected line numbers appear on stderr: "streammap", "lines" or "jq"
+        self.role = role        # "ceiling", "reference", "mapper", "baseline"
+        self.times = []
+        self.rss_kib = []
+        self.exit_codes = []
+        self.check = None       # verdict text
+        self.details = []       # findings (markdown lines)
+        self.ok = None
+
+
+def build_tools(a):
+    spec = os.path.join(HERE, "specs", "tweets.spec.json")
+    identity = os.path.join(a.work, "identity.spec.json")
+    with open(identity, "w") as f:
+        f.write('{"mapper":"identity"}\n')
+    c = a.corpus
+    pb = a.peers_bin
+    peers = os.path.join(HERE, "Peers")
+    t = [
+        Tool("yajl-noop", "yajl, no-op callbacks (C, parse ceiling)", "mapping", [os.path.join(pb, "yajl_noop"), c], "lines", "ceiling"),
+        Tool("streammap-stream", "streammap, stream engine", "mapping", [a.streammap, "--spec", spec, "--engine", "stream", c], "streammap", "reference"),
+        Tool("streammap-tree", "streammap, tree engine", "mapping", [a.streammap, "--spec", spec, "--engine", "tree", c], "streammap", "mapper"),
+    ]
+    py = sys.executable
+    if subprocess.run([py, "-c", "import orjson"], capture_output=True).returncode == 0:
+        t.append(Tool("orjson", "Python orjson", "mapping", [py, os.path.join(peers, "map_tweets.py"), "orjson", c], "lines", "mapper"))
+    else:
+        print("compare.py: orjson is not installed: skipped", file=sys.stderr)
+    t.append(Tool("python-json", "Python json", "mapping", [py, os.path.join(peers, "map_tweets.py"), "json", c], "lines", "mapper"))
+    t.append(Tool("codable", "Swift Codable (JSONDecoder/JSONEncoder)", "mapping", [os.path.join(pb, "map-tweets-codable"), c], "lines", "mapper"))
+    t.append(Tool("jsonserialization", "Swift JSONSerialization", "mapping", [os.path.join(pb, "map-tweets-jsonserialization"), c], "lines", "mapper"))
+    if shutil.which("jq"):
+        t.append(Tool("jq", "jq " + sh(["jq", "--version"]).replace("jq-", ""), "mapping", ["jq", "-nRc", "-f", os.path.join(peers, "tweets.jq"), c], "jq", "mapper"))
+    else:
+        print("compare.py: jq is not installed: skipped", file=sys.stderr)
+    t += [
+        Tool("yajl-gen", "yajl + yajl_gen re-emit (C, identity baseline)", "identity", [os.path.join(pb, "yajl_gen_identity"), c], "lines", "baseline"),
+        Tool("identity-stream", "streammap identity, stream engine", "identity", [a.streammap, "--spec", identity, "--engine", "stream", c], "streammap", "mapper"),
+        Tool("identity-tree", "streammap identity, tree engine", "identity", [a.streammap, "--spec", identity, "--engine", "tree", c], "streammap", "mapper"),
+    ]
+    return t
+
+
+def run_once(tool, work):
+    out = os.path.join(work, tool.key + ".out")
+    err = os.path.join(work, tool.key + ".err")
+    rss = os.path.join(work, tool.key + ".rss")
+    with open(out, "wb") as o, open(err, "wb") as e:
+        start = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + tool.cmd, stdout=o, stderr=e)
+        elapsed = time.perf_counter() - start
+    with open(rss) as f:
+        lines = [l for l in f.read().split("\n") if l.strip()]
+    tool.times.append(elapsed)
+    tool.exit_codes.append(p.returncode)
+    try:
+        tool.rss_kib.append(int(lines[-1]))
+    except (IndexError, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Checking outputs
+
+
+def rejected_lines(tool, work, corpus):
+    with open(os.path.join(work, tool.key + ".err"), "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    reasons = {}
+    if tool.rejects == "streammap":
+        pat = re.compile(r"^streammap: " + re.escape(corpus) + r":(\d+): (.*)$")
+        for line in text.split("\n"):
+            m = pat.match(line)
+            if m:
+                reasons.setdefault(int(m.group(1)), m.group(2))
+    elif tool.rejects == "jq":
+        for m in re.finditer(r"L(\d+);", text):
+            reasons.setdefault(int(m.group(1)), "")
+    else:
+        for line in text.split("\n"):
+            if line.strip().isdigit():
+                reasons.setdefault(int(line.strip()), "")
+    return reasons
+
+
+def nonempty_line_numbers(corpus):
+    nums = []
+    with open(corpus, "rb") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip(b"\r\n"):
+                nums.append(n)
+    return nums
+
+
+def read_lines(path):
+    with open(path, "rb") as f:
+        return [l.rstrip(b"\n") for l in f]
+
+
+def parse_exact(b):
+    return json.loads(b, parse_float=decimal.Decimal)
+
+
+def diff_paths(a, b, path="", out=None):
+    """Leaf differences between two parsed values: (pointer, reference value, peer value)."""
+    if out is None:
+        out = []
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in a.keys() | b.keys():
+            if k not in a or k not in b:
+                out.append((path + "/" + k, a.get(k, "<absent>"), b.get(k, "<absent>")))
+            else:
+                diff_paths(a[k], b[k], path + "/" + k, out)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            diff_paths(x, y, "%s/%d" % (path, i), out)
+    elif type(a) is not type(b) or a != b:
+        if not (isinstance(a, (int, decimal.Decimal)) and isinstance(b, (int, decimal.Decimal)) and not isinstance(a, bool)
+                and not isinstance(b, bool) and a == b):
+            out.append((path or "/", a, b))
+    return out
+
+
+def key_order(v):
+    if isinstance(v, dict):
+        return [(k, key_order(x)) for k, x in v.items()]
+    if isinstance(v, list):
+        return [key_order(x) for x in v]
+    return None
+
+
+def is_precision_loss(ref, got):
+    if isinstance(ref, int) and not isinstance(ref, bool) and isinstance(got, (int, decimal.Decimal)) and not isinstance(got, bool):
+        return ref != got and float(ref) == float(got)
+    return False
+
+
+def load_manifest(corpus):
+    try:
+        with open(corpus + ".manifest.json") as f:
+            m = json.load(f)
+        return {int(k): v for k, v in m["invalid"].items()}, set(m["events"])
+    except (OSError, ValueError, KeyError):
+        return None, None
+
+
+def line_kind(n, ref_rej, invalid, events):
+    """What a line is, for grouping findings: the corpus manifest's kind, else the reference's reject reason."""
+    if invalid is not None:
+        if n in invalid:
+            return "invalid JSON: " + invalid[n]
+        if n in events:
+            return "a GitHub event (not a tweet)"
+        return "a valid tweet"
+    reason = re.sub(r'"[^"]*"', '"…"', ref_rej.get(n, ""))
+    return re.sub(r"\d+", "N", reason)[:100] or "(rejected)"
+
+
+def check_against(tool, ref, work, corpus, all_lines, ref_name="streammap"):
+    """Compares tool's output with the reference tool's, record by record (aligned by line number)."""
+    ref_rej = rejected_lines(ref, work, corpus)
+    rej = rejected_lines(tool, work, corpus)
+    ref_out = read_lines(os.path.join(work, ref.key + ".out"))
+    out = read_lines(os.path.join(work, tool.key + ".out"))
+    ref_mapped = [n for n in all_lines if n not in ref_rej]
+    mapped = [n for n in all_lines if n not in rej]
+    findings = []
+    if len(ref_mapped) != len(ref_out):
+        findings.append("the reference wrote %d records but reported %d rejects of %d lines: cannot align" % (len(ref_out), len(ref_rej), len(all_lines)))
+        return False, "cannot check", findings
+    if len(mapped) != len(out):
+        findings.append("wrote %d records but reported %d rejects of %d lines: cannot align its output" % (len(out), len(rej), len(all_lines)))
+        return False, "**no**: output and rejects do not add up", findings
+    ref_by_line = dict(zip(ref_mapped, ref_out))
+    by_line = dict(zip(mapped, out))
+    accepted = sorted(set(by_line) - set(ref_by_line))
+    refused = sorted(set(ref_by_line) - set(by_line))
+    both = sorted(set(by_line) & set(ref_by_line))
+    identical = 0
+    order_differs = 0
+    precision = {}
+    wrong = {}
+    examples = {}
+    for n in both:
+        a, b = ref_by_line[n], by_line[n]
+        if a == b:
+            identical += 1
+            continue
+        try:
+            va, vb = parse_exact(a), parse_exact(b)
+        except ValueError:
+            wrong.setdefault("/ (output is not JSON)", []).append(n)
+            continue
+        diffs = diff_paths(va, vb)
+        if not diffs:
+            if key_order(va) != key_order(vb):
+                order_differs += 1
+            continue
+        for p, x, y in diffs:
+            bucket = precision if is_precision_loss(x, y) else wrong
+            bucket.setdefault(p, []).append(n)
+            examples.setdefault(p, (n, x, y))
+    ok = not accepted and not refused and not precision and not wrong
+    if accepted:
+        invalid, events = load_manifest(corpus)
+        kinds = {}
+        for n in accepted:
+            kinds.setdefault(line_kind(n, ref_rej, invalid, events), []).append(n)
+        for k, ns in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+            findings.append("maps %d line(s) that %s rejects — %s (line %s)" % (len(ns), ref_name, k, ", ".join(map(str, ns[:4]))))
+    if refused:
+        invalid, events = load_manifest(corpus)
+        kinds = {}
+        for n in refused:
+            kinds.setdefault(line_kind(n, ref_rej, invalid, events), []).append(n)
+        for k, ns in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+            findings.append("rejects %d line(s) that %s maps — %s (line %s)" % (len(ns), ref_name, k, ", ".join(map(str, ns[:4]))))
+    for p, ns in sorted(precision.items(), key=lambda kv: -len(kv[1])):
+        n, x, y = examples[p]
+        findings.append("precision loss at `%s` in %d record(s) (ids above 2^53 rounded), e.g. line %d: %s → %s" % (p, len(ns), n, x, y))
+    for p, ns in sorted(wrong.items(), key=lambda kv: -len(kv[1])):
+        ex = examples.get(p)
+        findings.append("different value at `%s` in %d record(s)%s" % (
+            p, len(ns), (", e.g. line %d: %s %s, this tool %s" % (ex[0], ref_name, json.dumps(str(ex[1]))[:80], json.dumps(str(ex[2]))[:80])) if ex else ""))
+    info = []
+    if order_differs:
+        info.append("key order differs in %d record(s) (values equal)" % order_differs)
+    if identical == len(both) and not accepted and not refused:
+        info.append("byte-identical output")
+    elif identical:
+        info.append("%d of %d mapped records byte-identical" % (identical, len(both)))
+    if ok:
+        verdict = "yes" + (" (" + "; ".join(info) + ")" if info else "")
+    else:
+        parts = []
+        if accepted:
+            parts.append("maps %d line(s) %s rejects" % (len(accepted), ref_name))
+        if refused:
+            parts.append("rejects %d line(s) %s maps" % (len(refused), ref_name))
+        lost = {n for ns in precision.values() for n in ns}
+        if lost:
+            parts.append("%d record(s) lose precision (ids > 2^53)" % len(lost))
+        other = {n for ns in wrong.values() for n in ns}
+        if other:
+            parts.append("%d record(s) with different values" % len(other))
+        verdict = "**no**: " + "; ".join(parts) + " (of %d lines)" % len(all_lines)
+    findings += info
+    return ok, verdict, findings
+
+
+def check_all(tools, work, corpus):
+    all_lines = nonempty_line_numbers(corpus)
+    by = {t.key: t for t in tools}
+    ref = by["streammap-stream"]
+    for t in tools:
+        if any(c not in (0, 1) for c in t.exit_codes):
+            t.ok, t.check = False, "**failed** (exit %s)" % sorted(set(t.exit_codes))
+            with open(os.path.join(work, t.key + ".err"), "rb") as f:
+                t.details.append("stderr: " + f.read()[-300:].decode("utf-8", "replace"))
+    if ref.ok is False:
+        return
+    ref.ok, ref.check = True, "reference"
+    ref_rej = rejected_lines(ref, work, corpus)
+    ref.details.append("%d records mapped, %d rejected (%d lines)" % (len(all_lines) - len(ref_rej), len(ref_rej), len(all_lines)))
+    invalid, events = load_manifest(corpus)
+    if invalid is not None:
+        expected = set(invalid) | events
+        got = set(ref_rej)
+        if got == expected:
+            ref.details.append("rejects exactly the corpus's %d invalid lines and %d GitHub events" % (len(invalid), len(events)))
+        else:
+            ref.ok = False
+            ref.check = "**unexpected rejects** (see below)"
+            for n in sorted(got - expected)[:5]:
+                ref.details.append("rejects line %d, a valid tweet: %s" % (n, ref_rej[n]))
+            for n in sorted(expected - got)[:5]:
+                ref.details.append("maps line %d, which is %s" % (n, line_kind(n, ref_rej, invalid, events)))
+    id_ref = by.get("identity-stream")
+    syntax = set(rejected_lines(id_ref, work, corpus)) if id_ref and id_ref.ok is not False else None
+    for t in tools:
+        if t.ok is False or t is ref:
+            continue
+        if t.role == "ceiling":
+            mine = set(rejected_lines(t, work, corpus))
+            if syntax is not None:
+                t.ok = mine == syntax
+                t.check = "n/a (parse only); rejects the same %d invalid lines" % len(mine) if t.ok else \
+                    "**no**: rejects %d lines, streammap identity %d (differ: %s)" % (len(mine), len(syntax), sorted(mine ^ syntax)[:5])
+            else:
+                t.check = "n/a (parse only)"
+            continue
+        if t.group == "identity":
+            if t.key == "identity-stream":
+                base = by.get("yajl-gen")
+                if base is None or base.ok is False:
+                    t.ok, t.check = True, "not checked"
+                    continue
+                ok, verdict, findings = check_against(t, base, work, corpus, all_lines, ref_name="yajl_gen")
+                t.ok, t.check, t.details = ok, verdict + " vs yajl_gen", findings
+                base.ok, base.check = ok, "baseline"
+            elif t.key == "identity-tree":
+                ok, verdict, findings = check_against(t, id_ref, work, corpus, all_lines, ref_name="the stream engine")
+                t.ok, t.check, t.details = ok, verdict + " vs the stream engine", findings
+            continue
+        ok, verdict, findings = check_against(t, ref, work, corpus, all_lines)
+        t.ok, t.check, t.details = ok, verdict, findings
+    # The engines must also agree on what they report for rejected records.
+    tree = by.get("streammap-tree")
+    if tree and tree.ok:
+        with open(os.path.join(work, ref.key + ".err"), "rb") as f1, open(os.path.join(work, tree.key + ".err"), "rb") as f2:
+            e1 = [l for l in f1.read().split(b"\n") if l.startswith(b"streammap: ")]
+            e2 = [l for l in f2.read().split(b"\n") if l.startswith(b"streammap: ")]
+        if e1 != e2:
+            tree.ok = False
+            tree.check = "**no**: reject messages differ from the stream engine's"
+            diff = next((i for i, (x, y) in enumerate(zip(e1, e2)) if x != y), min(len(e1), len(e2)))
+            tree.details.append("stderr differs from the stream engine's at message %d: %r vs %r" % (
+                diff, e1[diff][:160] if diff < len(e1) else None, e2[diff][:160] if diff < len(e2) else None))
+        else:
+            tree.details.append("reject messages identical to the stream engine's (%d lines)" % len(e1))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Report
+
+
+def fmt(x, digits=2):
+    return ("%." + str(digits) + "f") % x
+
+
+def write_report(a, tools, size, out_dir):
+    by = {t.key: t for t in tools}
+    mb = size / 1e6
+    for t in tools:
+        t.median = statistics.median(t.times) if t.times else float("nan")
+        t.mbps = mb / t.median if t.times else 0.0
+        t.rss_mib = max(t.rss_kib) / 1024 if t.rss_kib else float("nan")
+    ceiling = by["yajl-noop"].mbps
+    gen = by["yajl-gen"].mbps if "yajl-gen" in by else None
+
+    def ratio(key, base):
+        return by[key].mbps / base.mbps if key in by and base and base.mbps else None
+
+    ratios = {
+        "stream_vs_ceiling": ratio("streammap-stream", by["yajl-noop"]),
+        "tree_vs_ceiling": ratio("streammap-tree", by["yajl-noop"]),
+        "identity_vs_yajl_gen": ratio("identity-stream", by.get("yajl-gen")),
+        "tree_vs_codable": ratio("streammap-tree", by.get("codable")),
+        "stream_vs_codable": ratio("streammap-stream", by.get("codable")),
+    }
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    L = []
+    L.append("# StreamMap side by side")
+    L.append("")
+    L.append("Produced by `%s` on %s. **Absolute figures vary by machine and load; the ratios, measured in one "
+             "run with the tools interleaved, are what compares.** MB = 10^6 bytes of input; MB/s = corpus size / "
+             "median wall time of %d rounds; peak RSS = the largest of the rounds (`/usr/bin/time -f %%M`)." % (a.command, now, a.rounds))
+    L.append("")
+    L.append("- Machine: %s, %d cores, %s; %s" % (cpu_model(), os.cpu_count() or 0, platform.platform(), sh(["swift", "--version"]).split("\n")[0]))
+    L.append("- Corpus: %s" % (a.corpus_summary or "%d bytes" % size))
+    L.append("- Mapping: [`specs/tweets.spec.json`](../specs/tweets.spec.json) (12 fields: renames, nested paths, Twitter date → epoch ms, "
+             "type checks, defaults, a field omitted when null); every peer implements the same rules ([`Peers/`](../Peers)). "
+             "GitHub-event records and invalid lines are rejected by every mapper and reported on stderr.")
+    L.append("")
+    L.append("## Tweet mapping")
+    L.append("")
+    L.append("| tool | MB/s | × yajl no-op ceiling | median s | peak RSS MiB | output correct? |")
+    L.append("|---|---:|---:|---:|---:|---|")
+    for t in sorted([t for t in tools if t.group == "mapping"], key=lambda t: -t.mbps):
+        L.append("| %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(t.mbps / ceiling), fmt(t.median, 3), fmt(t.rss_mib, 1), t.check or "not checked"))
+    L.append("")
+    L.append("## Identity mapping (`{\"mapper\":\"identity\"}`: every value re-emitted)")
+    L.append("")
+    L.append("| tool | MB/s | × yajl_gen re-emit | × yajl no-op ceiling | median s | peak RSS MiB | output correct? |")
+    L.append("|---|---:|---:|---:|---:|---:|---|")
+    for t in sorted([t for t in tools if t.group == "identity"], key=lambda t: -t.mbps):
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(t.mbps / gen) if gen else "–", fmt(t.mbps / ceiling),
+                                                          fmt(t.median, 3), fmt(t.rss_mib, 1), t.check or "not checked"))
+    L.append("")
+    L.append("## Ratios against the targets (issue #5)")
+    L.append("")
+    L.append("| ratio | measured | target | met? |")
+    L.append("|---|---:|---:|---|")
+
+    def row(name, value, target, higher=True):
+        if value is None:
+            L.append("| %s | – | %s | not measured |" % (name, target))
+            return
+        met = value >= target if higher else value <= target
+        L.append("| %s | %s | %s %s | %s |" % (name, fmt(value), "≥" if higher else "≤", target, "yes" if met else "**no**"))
+
+    row("stream engine / yajl no-op ceiling", ratios["stream_vs_ceiling"], TARGETS["stream_vs_ceiling"])
+    row("streammap identity (stream) / yajl_gen re-emit", ratios["identity_vs_yajl_gen"], TARGETS["identity_vs_yajl_gen"])
+    row("tree engine / Swift Codable", ratios["tree_vs_codable"], TARGETS["tree_vs_codable"])
+    for key in ("streammap-stream", "streammap-tree", "identity-stream"):
+        if key in by:
+            row("peak RSS MiB, " + by[key].label + " (%.0f MB input)" % mb, by[key].rss_mib, TARGETS["rss_mib"], higher=False)
+    L.append("")
+    L.append("## Output checks")
+    L.append("")
+    L.append("Each mapper's output is compared with streammap's stream engine record by record (aligned by line number, "
+             "both sides parsed with Python's json, integers exact); the identity engine is compared with yajl_gen's output.")
+    L.append("")
+    for t in tools:
+        if t.details:
+            L.append("- **%s**: %s" % (t.label, "; ".join(t.details)))
+    L.append("")
+    L.append("## Runs")
+    L.append("")
+    L.append("| tool | wall s per round | exit codes |")
+    L.append("|---|---|---|")
+    for t in tools:
+        L.append("| %s | %s | %s |" % (t.label, " ".join(fmt(x, 3) for x in t.times), " ".join(map(str, sorted(set(t.exit_codes))))))
+    L.append("")
+    L.append("Commands (CORPUS = the generated corpus, in a temporary directory):")
+    L.append("")
+    for t in tools:
+        cmd = " ".join(os.path.relpath(x, os.path.dirname(HERE)) if x.startswith(os.path.dirname(HERE)) else x for x in t.cmd)
+        cmd = cmd.replace(a.corpus, "CORPUS").replace(a.work + "/", "").replace(a.peers_bin + "/", "")
+        L.append("- %s: `%s`" % (t.label, cmd))
+    L.append("")
+    L.append("![MB/s](comparison.svg)")
+    L.append("")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "comparison.md"), "w") as f:
+        f.write("\n".join(L))
+    data = {
+        "command": a.command, "date": now, "corpus_bytes": size, "corpus": a.corpus_summary, "rounds": a.rounds,
+        "machine": {"cpu": cpu_model(), "cores": os.cpu_count()},
+        "ratios": ratios,
+        "tools": [{"key": t.key, "label": t.label, "group": t.group, "role": t.role, "mb_per_s": t.mbps, "median_s": t.median,
+                   "times_s": t.times, "peak_rss_mib": t.rss_mib, "correct": t.ok, "check": t.check, "details": t.details} for t in tools],
+    }
+    with open(os.path.join(out_dir, "comparison.json"), "w") as f:
+        json.dump(data, f, indent=1)
+    chart.write_svg(data, os.path.join(out_dir, "comparison.svg"))
+    return ratios
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--streammap", required=True)
+    ap.add_argument("--peers-bin", required=True)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--corpus-summary", default="")
+    ap.add_argument("--command", default="Benchmarks/compare.sh")
+    a = ap.parse_args()
+    a.corpus = os.path.abspath(a.corpus)
+    a.work = os.path.abspath(a.work)
+    a.peers_bin = os.path.abspath(a.peers_bin)
+    size = os.path.getsize(a.corpus)
+    tools = build_tools(a)
+    for r in range(a.rounds):
+        k = r % len(tools)
+        order = tools[k:] + tools[:k]
+        t0 = time.perf_counter()
+        for t in order:
+            run_once(t, a.work)
+        print("compare.py: round %d/%d done in %.1f s" % (r + 1, a.rounds, time.perf_counter() - t0), file=sys.stderr)
+    check_all(tools, a.work, a.corpus)
+    ratios = write_report(a, tools, size, a.out)
+    # A short summary on the terminal.
+    for t in sorted(tools, key=lambda t: (t.group, -t.mbps)):
+        print("%-50s %8.1f MB/s  %6.1f MiB  %s" % (t.label, t.mbps, t.rss_mib, (t.check or "").replace("**", "")))
+    for k, v in ratios.items():
+        print("%-22s %s" % (k, "–" if v is None else "%.2f" % v))
+
+
+if __name__ == "__main__":
+    main()
