@@ -7,8 +7,9 @@ struct StrictJSONTests {
     static let identity = Mapper(.object(ObjectMapping(fields: [], unmapped: .keep)))
 
     /// The outcome of both engines, whole and in pieces of every size; they must all agree.
-    func outcomes(_ text: String) -> [RecordOutcome] {
-        let record = Array(text.utf8)
+    func outcomes(_ text: String) -> [RecordOutcome] { outcomesOfBytes(Array(text.utf8)) }
+
+    func outcomesOfBytes(_ record: [UInt8]) -> [RecordOutcome] {
         var results: [RecordOutcome] = []
         var writer = JSONWriter()
         let tree = TreeEngine(mapper: Self.identity)
@@ -53,6 +54,39 @@ struct StrictJSONTests {
         if text.contains("ud83d") || text.contains("uD83D") || text.contains("u00e9") || text.contains("000b") {
             #expect(all[0] == .mapped(warnings: []))
         }
+    }
+
+    /// Strict UTF-8 in strings and keys, mapped or skipped, however the bytes are split.
+    @Test("invalid UTF-8 is rejected", arguments: [
+        [0xC0, 0xAF],  // overlong "/"
+        [0xE0, 0x80, 0x80],  // overlong NUL
+        [0xED, 0xA0, 0x80],  // an encoded surrogate
+        [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+        [0xF5, 0x80, 0x80, 0x80],  // lead byte F5
+        [0xE2, 0x82],  // truncated before the closing quote
+        [0x80],  // a lone continuation byte
+    ] as [[UInt8]])
+    func invalidUTF8(_ bad: [UInt8]) {
+        for (prefix, suffix) in [("{\"a\":\"x", "y\"}"), ("{\"skip\":[\"", "\"],\"a\":1}"), ("{\"k", "\":1}")] {
+            let record = Array(prefix.utf8) + bad + Array(suffix.utf8)
+            let results = outcomesOfBytes(record)
+            #expect(results.allSatisfy { $0 == results[0] }, "\(results)")
+            guard case .rejected(.syntax(let e)) = results[0] else {
+                Issue.record("accepted invalid UTF-8 \(bad) in \(prefix)")
+                continue
+            }
+            #expect(e.message == "invalid UTF-8 in string")
+            // Reported at the first byte that cannot continue a valid character: an invalid lead byte itself, a bad
+            // second byte, or the quote that cuts a character short.
+            let badLead = bad[0] < 0xC2 || bad[0] > 0xF4
+            let expected = prefix.utf8.count + (badLead ? 0 : bad == [0xE2, 0x82] ? 2 : 1)
+            #expect(e.byteOffset == expected)
+        }
+    }
+
+    @Test func validMultiByteCharactersPassInEveryPiece() {
+        let results = outcomesOfBytes(Array("{\"é\":\"日本語 😀 ä\",\"skip\":[\"Ω\"]}".utf8))
+        #expect(results.allSatisfy { $0 == .mapped(warnings: []) })
     }
 
     /// An earlier yajl error wins over a later strictness violation, however the input is split.

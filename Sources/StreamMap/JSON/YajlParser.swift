@@ -44,10 +44,10 @@ nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_cal
 }()
 
 final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
-    var handler: Handler
+    @exclusivity(unchecked) var handler: Handler
     private var handle: yajl_handle?
-    private var consumedBeforeChunk = 0
-    private var depth = 0
+    @exclusivity(unchecked) private var consumedBeforeChunk = 0
+    @exclusivity(unchecked) private var depth = 0
     private let maximumDepth: Int
 
     init(handler: Handler, options: JSONParserOptions) {
@@ -61,7 +61,7 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
 
     deinit { yajl_free(handle) }
 
-    private var strict = StrictJSONScanner()
+    @exclusivity(unchecked) private var strict = StrictJSONScanner()
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }

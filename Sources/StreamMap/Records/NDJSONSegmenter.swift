@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Receives records in pieces, as a framer finds them.
 public protocol RecordSegmentSink {
     mutating func recordBegins(at location: RecordLocation)
@@ -49,8 +55,10 @@ public struct NDJSONSegmenter: Sendable {
                 heldCR = false
                 if chunk[i] != 0x0A { withCR { sink.recordContinues($0) } }
             }
-            var j = i
-            while j < n && chunk[j] != 0x0A { j += 1 }
+            var j = n
+            if let found = memchr(chunk.baseAddress! + i, 0x0A, n - i) {
+                j = chunk.baseAddress!.distance(to: UnsafeRawPointer(found))
+            }
             var end = j
             if end > i && chunk[end - 1] == 0x0D {
                 end -= 1

@@ -47,27 +47,16 @@ class EventConsumer {
     func resetFound() {}
 }
 
-/// Throws the tree builder's error for a string or key that is not valid UTF-8.
-@inline(__always)
-func validateUTF8(_ bytes: UnsafeRawBufferPointer) throws {
-    if !UTF8Validation.isValid(bytes) {
-        throw JSONSyntaxError(byteOffset: 0, message: UTF8Validation.invalidStringMessage)
-    }
-}
-
-/// Skips a value without allocating: counts depth and only validates strings (so that a record with invalid
-/// UTF-8 is rejected whether or not the bad string is mapped, as in the tree engine).
+/// Skips a value without allocating, by counting depth. (Every string's UTF-8 was validated before yajl saw it,
+/// by `StrictJSONScanner`, so a record with invalid UTF-8 is rejected whether or not the bad string is mapped.)
 final class Skipper: EventConsumer {
-    private var depth = 0
+    @exclusivity(unchecked) private var depth = 0
 
     override func start(_ e: JSONEvent) throws -> Bool {
         switch e {
         case .startObject, .startArray:
             depth = 1
             return false
-        case .string(let s):
-            try validateUTF8(s)
-            return true
         default:
             return true
         }
@@ -77,7 +66,6 @@ final class Skipper: EventConsumer {
         switch e {
         case .startObject, .startArray: depth += 1
         case .endObject, .endArray: depth -= 1
-        case .string(let s), .key(let s): try validateUTF8(s)
         default: break
         }
         return depth == 0
@@ -87,7 +75,7 @@ final class Skipper: EventConsumer {
 /// Gives the same value to several consumers (several fields reading one key).
 final class FanOut: EventConsumer {
     let consumers: [EventConsumer]
-    private var active: [Bool]
+    @exclusivity(unchecked) private var active: [Bool]
 
     init(_ consumers: [EventConsumer]) {
         self.consumers = consumers
@@ -122,13 +110,13 @@ final class PathStep: EventConsumer {
     let index: Int?
     let target: EventConsumer
     /// Whether the step last went through an array (the error path then says `/3`, not `/"3"`).
-    private(set) var viaArray = false
+    @exclusivity(unchecked) private(set) var viaArray = false
     private let skipper = Skipper()
-    private var inObject = false
-    private var position = 0
-    private var awaitingValue = false
-    private var matchedKey = false
-    private var current: EventConsumer?
+    @exclusivity(unchecked) private var inObject = false
+    @exclusivity(unchecked) private var position = 0
+    @exclusivity(unchecked) private var awaitingValue = false
+    @exclusivity(unchecked) private var matchedKey = false
+    @exclusivity(unchecked) private var current: EventConsumer?
 
     init(key: String, target: EventConsumer) {
         self.key = Array(key.utf8)
@@ -149,9 +137,6 @@ final class PathStep: EventConsumer {
         case .startArray:
             inObject = false
             return false
-        case .string(let s):
-            try validateUTF8(s)
-            return true
         default:
             return true
         }
@@ -178,8 +163,6 @@ final class PathStep: EventConsumer {
                 if matchedKey {
                     target.resetFound()
                     viaArray = false
-                } else {
-                    try validateUTF8(k)
                 }
                 awaitingValue = true
                 return false

@@ -1,7 +1,7 @@
 /// The terminal of a field's source path: marks the field found and hands the value to its sink.
 final class FieldInput: EventConsumer {
     let sink: ValueSink
-    private(set) var found = false
+    @exclusivity(unchecked) private(set) var found = false
     init(_ sink: ValueSink) { self.sink = sink }
     override func start(_ e: JSONEvent) throws -> Bool {
         found = true
@@ -59,7 +59,7 @@ final class ObjectSink: ValueSink {
         let consumer: EventConsumer
     }
 
-    private var fields: [FieldPlan]
+    @exclusivity(unchecked) private var fields: [FieldPlan]
     private let routes: [Route]
     private let routeByHash: [UInt64: [Int]]
     private let keepUnmapped: Bool
@@ -68,16 +68,16 @@ final class ObjectSink: ValueSink {
     private let reserved: Set<ByteKey>
     private var nodes: [DestinationNode]
     /// Per record: whether a slot has a value, and where its bytes are.
-    private var slotFilled: [Bool]
+    @exclusivity(unchecked) private var slotFilled: [Bool]
     private var slotSource: [(field: Int, part: Int?)]
-    private var opened: [Bool]
-    private var order: [[Int]]
+    @exclusivity(unchecked) private var opened: [Bool]
+    @exclusivity(unchecked) private var order: [[Int]]
     private let slotPaths: [[Int]]
 
     // Per-object streaming state.
-    private var skipping = false
-    private var current: EventConsumer?
-    private var currentPassThroughKey: String?
+    @exclusivity(unchecked) private var skipping = false
+    @exclusivity(unchecked) private var current: EventConsumer?
+    @exclusivity(unchecked) private var currentPassThroughKey: String?
     private let skipper = Skipper()
     private var passThrough: [(key: String, output: [UInt8], errors: [MapError], kind: ResultKind)] = []
     private var passThroughIndex: [ByteKey: Int] = [:]
@@ -237,7 +237,6 @@ final class ObjectSink: ValueSink {
                 currentPassThroughKey = try JSONTreeBuilder.makeString(k)
                 pendingConsumer = passThroughSink
             } else {
-                try validateUTF8(k)
                 pendingConsumer = skipper
             }
             return false
@@ -248,7 +247,7 @@ final class ObjectSink: ValueSink {
     }
 
     /// The consumer of the member whose key just arrived.
-    private var pendingConsumer: EventConsumer?
+    @exclusivity(unchecked) private var pendingConsumer: EventConsumer?
 
     /// A member's value has completed; a pass-through value is stored now (its sink is reused for the next key).
     private func valueDone() {

@@ -53,12 +53,31 @@ public struct StreamEngine: RecordEngine {
         held.removeAll(keepingCapacity: true)
         scanner = TokenBoundaryScanner()
         fed = 0
+        incremental = false
     }
 
     private var fed = 0
+    /// Pieces are collected until the record ends (then yajl parses it in one call, with no extra scan) or grows
+    /// past `Self.collectLimit`; from then on they are fed as they come, cut at token boundaries.
+    private var incremental = false
+    static let collectLimit = 1 << 18
 
     public mutating func continueRecord(_ part: UnsafeRawBufferPointer) {
         guard failure == nil, let parser else { return }
+        fed += part.count
+        if !incremental {
+            held.append(contentsOf: part)
+            guard held.count > Self.collectLimit else { return }
+            incremental = true
+            let pending = held
+            held.removeAll(keepingCapacity: true)
+            pending.withUnsafeBytes { feedAtTokenBoundary($0, parser) }
+            return
+        }
+        feedAtTokenBoundary(part, parser)
+    }
+
+    private mutating func feedAtTokenBoundary(_ part: UnsafeRawBufferPointer, _ parser: YajlParserCore<StreamEventHandler>) {
         let cut = scanner.lastBoundary(in: part)
         do {
             if cut > 0 {
@@ -71,7 +90,6 @@ public struct StreamEngine: RecordEngine {
                 }
             }
             held.append(contentsOf: part[cut...])
-            fed += part.count
         } catch {
             failure = error
         }

@@ -8,15 +8,15 @@ enum ResultKind { case absent, null, value }
 /// Subclasses stream containers instead, reproducing the tree semantics rule for rule.
 class ValueSink: EventConsumer {
     let mapper: Mapper
-    var output = JSONWriter()
-    var errors: [MapError] = []
-    var kind = ResultKind.absent
+    @exclusivity(unchecked) var output = JSONWriter()
+    @exclusivity(unchecked) var errors: [MapError] = []
+    @exclusivity(unchecked) var kind = ResultKind.absent
     /// Keep the mapped value as a `JSONValue` (fields with several destinations need it).
     var keepsValue = false
-    fileprivate(set) var value: JSONValue?
+    @exclusivity(unchecked) fileprivate(set) var value: JSONValue?
 
-    private var builder = JSONTreeBuilder()
-    private var depth = 0
+    @exclusivity(unchecked) private var builder = JSONTreeBuilder()
+    @exclusivity(unchecked) private var depth = 0
 
     init(_ mapper: Mapper) { self.mapper = mapper }
 
@@ -98,10 +98,10 @@ class ValueSink: EventConsumer {
 /// value wins at the first position, exactly as in the tree.
 final class CopySink: ValueSink {
     private let allowed: JSONTypeSet?
-    private var stack: [(isObject: Bool, count: Int, firstKey: Int)] = []
-    private var keyRanges: [Range<Int>] = []
-    private var sawDuplicate = false
-    private var skipping = false
+    @exclusivity(unchecked) private var stack: [(isObject: Bool, count: Int, firstKey: Int)] = []
+    @exclusivity(unchecked) private var keyRanges: [Range<Int>] = []
+    @exclusivity(unchecked) private var sawDuplicate = false
+    @exclusivity(unchecked) private var skipping = false
     private let skipper = Skipper()
 
     private let keepFirstDuplicate: Bool
@@ -147,13 +147,11 @@ final class CopySink: ValueSink {
         case .bool(let b): beforeValue(); output.writeBool(b)
         case .number(let t): beforeValue(); output.writeRaw(t)
         case .string(let s):
-            try validateUTF8(s)
             beforeValue()
             output.writeString(utf8: s)
         case .startObject: beforeValue(); open(true)
         case .startArray: beforeValue(); open(false)
         case .key(let k):
-            try validateUTF8(k)
             if stack[stack.count - 1].count > 0 { output.writeRaw(UInt8(ascii: ",")) }
             stack[stack.count - 1].count += 1
             let start = output.bytes.count
@@ -263,11 +261,11 @@ final class PolicySink: ValueSink {
 final class ArraySink: ValueSink {
     let item: ValueSink
     private let skipper = Skipper()
-    private var skipping = false
-    private var index = 0
-    private var written = 0
-    private var inElement = false
-    private var fatal = false
+    @exclusivity(unchecked) private var skipping = false
+    @exclusivity(unchecked) private var index = 0
+    @exclusivity(unchecked) private var written = 0
+    @exclusivity(unchecked) private var inElement = false
+    @exclusivity(unchecked) private var fatal = false
     /// Test-only mutation (see `StreamMutation.fatalElementsDropped`).
     var fatalElementsDropped = false
 
