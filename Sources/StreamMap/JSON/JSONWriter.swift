@@ -48,15 +48,34 @@ public struct JSONWriter: Sendable {
     public mutating func writeString(utf8 raw: UnsafeRawBufferPointer) {
         bytes.append(0x22)
         var runStart = 0
-        for i in 0..<raw.count {
+        var i = 0
+        let n = raw.count
+        while i < n {
+            // 8 bytes at a time while none needs escaping.
+            while i + 8 <= n && !Self.needsEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
+            guard i < n else { break }
             let b = raw[i]
-            guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-            if runStart < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart..<i])) }
-            appendEscape(b)
-            runStart = i + 1
+            if b < 0x20 || b == 0x22 || b == 0x5C {
+                if runStart < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart..<i])) }
+                appendEscape(b)
+                runStart = i + 1
+            }
+            i += 1
         }
-        if runStart < raw.count { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart...])) }
+        if runStart < n { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart...])) }
         bytes.append(0x22)
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether any byte of the word is a control character, `"` or `\` (SWAR: exact for "any", no false negatives).
+    @inline(__always)
+    private static func needsEscape(_ w: UInt64) -> Bool {
+        let control = (w &- ones &* 0x20) & ~w & highs
+        let quote = ((w ^ (ones &* 0x22)) &- ones) & ~(w ^ (ones &* 0x22)) & highs
+        let backslash = ((w ^ (ones &* 0x5C)) &- ones) & ~(w ^ (ones &* 0x5C)) & highs
+        return control | quote | backslash != 0
     }
 
     private mutating func appendEscape(_ b: UInt8) {

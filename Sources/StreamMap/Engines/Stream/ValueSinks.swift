@@ -181,17 +181,41 @@ final class CopySink: ValueSink {
         return true
     }
 
+    /// A reusable open-addressing table of key indexes, for the duplicate check of large objects.
+    private var table: [Int32] = []
+
     private func hasDuplicate(_ ranges: ArraySlice<Range<Int>>) -> Bool {
         guard ranges.count > 1 else { return false }
-        let bytes = output.bytes
-        if ranges.count <= 16 {
-            for i in ranges.indices {
-                for j in ranges.indices where j > i && bytes[ranges[i]].elementsEqual(bytes[ranges[j]]) { return true }
+        return output.bytes.withUnsafeBufferPointer { bytes in
+            if ranges.count <= 8 {
+                for i in ranges.indices {
+                    for j in ranges.indices where j > i && bytes[ranges[i]].elementsEqual(bytes[ranges[j]]) { return true }
+                }
+                return false
             }
-            return false
+            return hasDuplicateHashed(ranges, bytes)
         }
-        var seen = Set<ArraySlice<UInt8>>()
-        for r in ranges where !seen.insert(bytes[r]).inserted { return true }
+    }
+
+    private func hasDuplicateHashed(_ ranges: ArraySlice<Range<Int>>, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var size = 16
+        while size < ranges.count * 2 { size <<= 1 }
+        if table.count < size { table = Array(repeating: -1, count: size) }
+        let mask = size - 1
+        var used: [Int] = []
+        used.reserveCapacity(ranges.count)
+        defer { for slot in used { table[slot] = -1 } }
+        for i in ranges.indices {
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in bytes[ranges[i]] { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            var slot = Int(truncatingIfNeeded: h) & mask
+            while table[slot] >= 0 {
+                if bytes[ranges[Int(table[slot])]].elementsEqual(bytes[ranges[i]]) { return true }
+                slot = (slot + 1) & mask
+            }
+            table[slot] = Int32(i)
+            used.append(slot)
+        }
         return false
     }
 }
