@@ -1,10 +1,16 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built `streammap` binary with arguments and standard input; captures stdout, stderr and the status.
 struct CLIResult {
     var stdout: String
     var stderr: String
     var status: Int32
+    /// Standard error split into lines (without the empty string after the last newline).
+    var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
 }
 
 enum CLI {
@@ -21,33 +27,96 @@ enum CLI {
         return fallback
     }
 
-    static func run(_ arguments: [String], stdin: String = "") throws -> CLIResult {
+    /// The package root (README.md, Examples/).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func run(_ arguments: [String], stdin: String = "", directory: URL? = nil) throws -> CLIResult {
+        try run(arguments, stdinData: Data(stdin.utf8), directory: directory)
+    }
+
+    /// Runs the binary; standard input is written and both outputs are read concurrently (no pipe deadlock).
+    static func run(_ arguments: [String], stdinData: Data, directory: URL? = nil) throws -> CLIResult {
+        try execute(binary, arguments, stdinData: stdinData, directory: directory)
+    }
+
+    /// Runs `script` with bash in the package root, with the built `streammap` first on PATH.
+    static func shell(_ script: String, stdin: String = "") throws -> CLIResult {
+        try execute(URL(fileURLWithPath: "/bin/bash"), ["-c", script], stdinData: Data(stdin.utf8), directory: root)
+    }
+
+    static var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
+        return environment
+    }
+
+    static func execute(_ executable: URL, _ arguments: [String], stdinData: Data, directory: URL?) throws -> CLIResult {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
         let input = Pipe(), output = Pipe(), error = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        let watchdog = watchdog(process, seconds: 60)
+        defer { watchdog.cancel() }
         let writer = Thread {
-            input.fileHandleForWriting.write(Data(stdin.utf8))
+            input.fileHandleForWriting.write(stdinData)
             try? input.fileHandleForWriting.close()
         }
         writer.start()
+        let errBox = DataBox()
+        let errReader = Thread {
+            errBox.data = error.fileHandleForReading.readDataToEndOfFile()
+            errBox.done.signal()
+        }
+        errReader.start()
         let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
+        errBox.done.wait()
         process.waitUntilExit()
-        return CLIResult(stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self),
+        return CLIResult(stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errBox.data, as: UTF8.self),
                          status: process.terminationStatus)
+    }
+
+    final class DataBox: @unchecked Sendable {
+        var data = Data()
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// Kills `process` (SIGKILL, by its id) if it is still running after `seconds`, so that a test of a process
+    /// that should have stopped fails instead of hanging. Cancel it once the process is done.
+    static func watchdog(_ process: Process, seconds: Double = 20) -> DispatchWorkItem {
+        let pid = process.processIdentifier
+        let item = DispatchWorkItem {
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+        return item
+    }
+
+    /// A fresh temporary directory.
+    static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("streammap-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
     }
 
     /// Writes `contents` to a fresh temporary file and returns its path.
     static func temporaryFile(_ contents: String, name: String = "spec.json") throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("streammap-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let url = dir.appendingPathComponent(name)
+        let url = try temporaryDirectory().appendingPathComponent(name)
         try Data(contents.utf8).write(to: url)
         return url.path
     }
+
+    /// The contents of a file as text ("" when it does not exist).
+    static func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    /// The path of an example file under Examples/.
+    static func example(_ name: String) -> String { root.appendingPathComponent("Examples").appendingPathComponent(name).path }
 }

@@ -96,7 +96,7 @@ struct MinimalCLITests {
     }
 
     @Test func usageErrorsExitWith64() throws {
-        let r = try CLI.run([])
+        let r = try CLI.run(["--spec"])
         #expect(r.status == 64)
         #expect(r.stderr.contains("--spec"))
     }

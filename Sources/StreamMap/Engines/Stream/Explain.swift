@@ -1,0 +1,397 @@
+// Explain.swift — what the stream engine does with a mapper: the output order, which fields are required, and
+// which source values are mapped while they are parsed and which are built in memory first (`streammap explain`).
+//
+// The rules mirror `StreamCompiler.compile` and `ObjectSink.init`: identity, type checks, required, nonFatal
+// (optional), policies, arrayOf, split (its forward side) and object mappings whose destinations are prefix-free
+// stream; every other mapper — and every many-to-one or one-to-many field — gets its value built whole first.
+// What a field does with an absent or null value is not derived from the rules but measured: the field's mapper is
+// run on absent and on null with the tree engine's `Mapper.map`, so the answer is the engines' own.
+
+/// How the stream engine handles a value.
+public enum StreamHandling: Sendable, Equatable, CustomStringConvertible {
+    /// Mapped while it is parsed: containers are never built in memory (their mapped output is).
+    case streamed
+    /// Built in memory first (a scalar costs nothing; a large object or array here is held whole), because of the
+    /// named mapper or rule.
+    case materialized(because: String)
+
+    public var isStreamed: Bool { self == .streamed }
+
+    public var description: String {
+        switch self {
+        case .streamed: return "streamed"
+        case .materialized(let reason): return "materialized (\(reason))"
+        }
+    }
+}
+
+/// What a field writes when its source is absent or null (measured by running its mapper on that input).
+public enum AbsenceOutcome: Sendable, Equatable, CustomStringConvertible {
+    /// A fatal error: the record is rejected.
+    case rejectsRecord
+    /// The field is left out (`warns`: with a non-fatal error).
+    case omitted(warns: Bool)
+    /// The field is written with this value (a default, null, or a converted value; `warns`: with a warning).
+    case writes(JSONValue, warns: Bool)
+
+    public var description: String {
+        switch self {
+        case .rejectsRecord: return "reject"
+        case .omitted(let w): return w ? "omit+warn" : "omit"
+        case .writes(let v, let w): return JSONWriter.string(v) + (w ? "+warn" : "")
+        }
+    }
+}
+
+/// The stream engine's plan for a mapper, for people (`description`) and tools (`jsonValue`).
+public struct MapperExplanation: Sendable {
+    /// The mapper, briefly: its chain of wrappers down to the mapper that does the work (`required · enum`).
+    public var summary: String
+    /// How the value this mapper receives is handled.
+    public var handling: StreamHandling
+    /// The structure below, when the mapper is an object mapping or an array of something.
+    public var structure: Structure?
+
+    public indirect enum Structure: Sendable {
+        case object(ObjectExplanation)
+        case arrayOf(MapperExplanation)
+    }
+
+    /// Explains `mapper` (forward; explain `try mapper.reversed()` for the reverse direction).
+    public init(_ mapper: Mapper) {
+        // Wrappers down to the mapper that does the work. Presence (required, policies for absent and null) is left
+        // out of the summary: a field's absent and null outcomes are measured and shown on their own.
+        var wrappers: [String] = []
+        var current = mapper
+        unwrap: while true {
+            switch current.kind {
+            case .notNull(let inner):
+                current = inner
+            case .nonFatal(let inner, let fallback, _):
+                if case .notNull(let innermost) = inner.kind {
+                    wrappers.append(fallback == nil ? "optional" : "optional(default)")
+                    current = innermost
+                } else {
+                    wrappers.append(fallback == nil ? "nonFatal" : "nonFatal(default)")
+                    current = inner
+                }
+            case .policy(let inner, let policy):
+                if policy.invalid != .fail && policy.invalid != .passToMapper { wrappers.append("invalid: " + Self.describe(policy.invalid)) }
+                current = inner
+            case .split(let forward, _):
+                wrappers.append("split")
+                current = forward
+            default:
+                break unwrap
+            }
+        }
+        summary = (wrappers + [Self.name(current)]).joined(separator: " · ")
+        switch current.kind {
+        case .identity, .check:
+            handling = .streamed
+            structure = nil
+        case .arrayOf(let item):
+            handling = .streamed
+            structure = .arrayOf(MapperExplanation(item))
+        case .object(let mapping):
+            let object = ObjectExplanation(mapping)
+            handling = object.destinationsOverlap ? .materialized(because: "destinations nest in each other") : .streamed
+            structure = .object(object)
+        default:
+            handling = .materialized(because: Self.kindName(current))
+            structure = nil
+        }
+    }
+
+    /// Every value in this plan is streamed (scalars converted on the way are not counted as materialized).
+    public var streamsEverything: Bool {
+        switch structure {
+        case .object(let o)?:
+            return handling.isStreamed && o.fields.allSatisfy { $0.value.streamsEverything && $0.handling.isStreamed }
+                && (o.unmapped.values?.streamsEverything ?? true)
+        case .arrayOf(let item)?: return handling.isStreamed && item.streamsEverything
+        case nil: return handling.isStreamed
+        }
+    }
+
+    static func describe(_ action: FieldPolicy.Action) -> String {
+        switch action {
+        case .fail: return "fail"
+        case .omit: return "omit"
+        case .keepNull: return "null"
+        case .passToMapper: return "pass"
+        case .useDefault(let v): return "default " + JSONWriter.string(v)
+        }
+    }
+
+    /// The mapper's kind, without arguments (`thread`, `enum`, `stringToDate`).
+    static func kindName(_ m: Mapper) -> String {
+        switch m.kind {
+        case .convert(let c): return c.name
+        case .block(let b): return b.name
+        case .postProcess(_, let post): return post.name
+        default:
+            let full = name(m)
+            return String(full.prefix { $0 != "(" })
+        }
+    }
+
+    /// A short name for a mapper that is not a wrapper.
+    static func name(_ m: Mapper) -> String {
+        switch m.kind {
+        case .identity: return "identity"
+        case .check(let types): return "type(\(types))"
+        case .notNull(let inner): return "required(\(name(inner)))"
+        case .nonFatal(let inner, _, _): return "nonFatal(\(name(inner)))"
+        case .policy(let inner, _): return "policy(\(name(inner)))"
+        case .object: return "object"
+        case .arrayOf(let item): return "arrayOf(\(name(item)))"
+        case .first(let list): return "first(" + list.map(name).joined(separator: ", ") + ")"
+        case .thread(let list): return "thread(" + list.map(name).joined(separator: ", ") + ")"
+        case .split(let forward, _): return "split(\(name(forward)))"
+        case .forward(let path, let inner): return "forward(\(path), \(name(inner)))"
+        case .backward(let path, let inner): return "backward(\(path), \(name(inner)))"
+        case .enumTable: return "enum"
+        case .convert(let c):
+            if case .keys(let style, let deep) = c { return "keys(\(style.rawValue)\(deep ? ", deep" : ""))" }
+            return c.name
+        case .block(let b): return b.name
+        case .postProcess(let inner, let post): return "\(post.name)(\(name(inner)))"
+        }
+    }
+}
+
+/// The plan for an object mapping.
+public struct ObjectExplanation: Sendable {
+    public struct Field: Sendable {
+        /// Source key paths (several: many-to-one).
+        public var sources: [KeyPath]
+        /// Destination key paths (several: one-to-many).
+        public var destinations: [KeyPath]
+        /// When a source is absent.
+        public var whenAbsent: AbsenceOutcome
+        /// When the (single) source is null; for a many-to-one field, when every source is null.
+        public var whenNull: AbsenceOutcome
+        /// How the field's value is handled: its mapper's plan, unless the field has several sources or
+        /// destinations (then its values are built whole).
+        public var handling: StreamHandling
+        /// The field's mapper.
+        public var value: MapperExplanation
+
+        /// An absent source rejects the record.
+        public var isRequired: Bool { whenAbsent == .rejectsRecord }
+    }
+
+    public struct Unmapped: Sendable {
+        /// Input keys no field reads are passed through (else they are skipped while parsing, never built).
+        public var kept: Bool
+        /// The key style applied to passed-through keys.
+        public var keyStyle: KeyStyle?
+        /// The mapper applied to passed-through values (nil: copied as they are, streamed).
+        public var values: MapperExplanation?
+    }
+
+    /// Fields in spec order.
+    public var fields: [Field]
+    /// Output keys in the order they are written: spec order, a nested destination at its first field's place.
+    /// Each entry names the field (index into `fields`) writing it.
+    public var destinationOrder: [(destination: KeyPath, field: Int)]
+    public var unmapped: Unmapped
+    /// Destinations repeat or nest in each other: the stream engine builds this object whole.
+    public var destinationsOverlap: Bool
+
+    /// Source paths whose values every record must have (their absence rejects the record), in output order.
+    public var requiredSources: [KeyPath] {
+        var seen = Set<Int>()
+        return destinationOrder.map(\.field).filter { seen.insert($0).inserted && fields[$0].isRequired }.flatMap { fields[$0].sources }
+    }
+
+    public init(_ mapping: ObjectMapping) {
+        var all: [[String]] = []
+        for f in mapping.fields { all += f.destinations.map(\.steps) }
+        var overlap = false
+        for (i, a) in all.enumerated() where !overlap {
+            for b in all[(i + 1)...] where KeyPath.overlaps(a, b) {
+                overlap = true
+                break
+            }
+        }
+        destinationsOverlap = overlap
+
+        fields = mapping.fields.map { f in
+            let value = MapperExplanation(f.mapper)
+            let handling: StreamHandling
+            if f.sources.count > 1 {
+                handling = .materialized(because: "many-to-one field")
+            } else if f.destinations.count > 1 {
+                handling = .materialized(because: "one-to-many field")
+            } else {
+                handling = value.handling
+            }
+            let nullInput: JSONValue? = f.sources.count > 1 ? .array(f.sources.map { _ in .null }) : .null
+            return Field(
+                sources: f.sources, destinations: f.destinations,
+                whenAbsent: Self.outcome(f.mapper.map(nil)), whenNull: Self.outcome(f.mapper.map(nullInput)),
+                handling: handling, value: value)
+        }
+
+        // The destination tree in first-appearance order, as ObjectSink assembles it.
+        final class Node {
+            let step: String
+            var field: Int?
+            var children: [Node] = []
+            init(_ step: String) { self.step = step }
+        }
+        let root = Node("")
+        for (fi, f) in mapping.fields.enumerated() {
+            for d in f.destinations {
+                var node = root
+                for step in d.steps {
+                    if let existing = node.children.first(where: { bytesEqual($0.step, step) }) {
+                        node = existing
+                    } else {
+                        let child = Node(step)
+                        node.children.append(child)
+                        node = child
+                    }
+                }
+                if node.field == nil { node.field = fi }
+            }
+        }
+        var order: [(destination: KeyPath, field: Int)] = []
+        var stack: [(Node, [String])] = root.children.reversed().map { ($0, [$0.step]) }
+        while let (node, steps) = stack.popLast() {
+            if let fi = node.field { order.append((KeyPath(steps: steps), fi)) }
+            for child in node.children.reversed() { stack.append((child, steps + [child.step])) }
+        }
+        destinationOrder = order
+
+        switch mapping.unmapped {
+        case .drop: unmapped = Unmapped(kept: false, keyStyle: nil, values: nil)
+        case .keep(let style, let values): unmapped = Unmapped(kept: true, keyStyle: style, values: values.map(MapperExplanation.init))
+        }
+    }
+
+    static func outcome(_ r: MapResult) -> AbsenceOutcome {
+        if r.isFatal { return .rejectsRecord }
+        let warns = !r.errors.isEmpty
+        if let v = r.value { return .writes(v, warns: warns) }
+        return .omitted(warns: warns)
+    }
+}
+
+// MARK: - Rendering
+
+extension MapperExplanation: CustomStringConvertible {
+    /// A readable plan, e.g.
+    ///
+    /// ```
+    /// record: object, streamed
+    ///   #  destination   source       absent  null    mapper                    handling
+    ///   1  id            id           reject  reject  required · identity       streamed
+    ///   2  kind          type         reject  reject  policy(…) · enum          materialized (enum)
+    ///   other keys: dropped, skipped while parsing
+    ///   required: id, type
+    /// ```
+    public var description: String {
+        var lines: [String] = []
+        render(label: "record", indent: "", into: &lines)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func render(label: String, indent: String, into lines: inout [String]) {
+        switch structure {
+        case nil:
+            lines.append("\(indent)\(label): \(summary), \(handling)")
+        case .arrayOf(let item)?:
+            lines.append("\(indent)\(label): array, \(handling); each element:")
+            item.render(label: label + "[]", indent: indent + "  ", into: &lines)
+        case .object(let o)?:
+            let head = summary == "object" ? "object" : "\(summary)"
+            lines.append("\(indent)\(label): \(head), \(handling)")
+            o.render(indent: indent + "  ", into: &lines)
+        }
+    }
+
+    /// The plan as JSON (for `streammap explain --json`).
+    public var jsonValue: JSONValue {
+        var o = JSONObject()
+        o["mapper"] = .string(summary)
+        o["streamed"] = .bool(handling.isStreamed)
+        if case .materialized(let reason) = handling { o["materializedBecause"] = .string(reason) }
+        switch structure {
+        case .object(let object)?: o["object"] = object.jsonValue
+        case .arrayOf(let item)?: o["arrayOf"] = item.jsonValue
+        case nil: break
+        }
+        return .object(o)
+    }
+}
+
+extension ObjectExplanation {
+    func render(indent: String, into lines: inout [String]) {
+        var rows: [[String]] = [["#", "destination", "source", "absent", "null", "mapper", "handling"]]
+        var nested: [(String, MapperExplanation)] = []
+        var seenField = Set<Int>()
+        for (i, entry) in destinationOrder.enumerated() {
+            let f = fields[entry.field]
+            let source = f.sources.map(\.description).joined(separator: " + ")
+            let destination = entry.destination.description
+            rows.append([String(i + 1), destination, source, f.whenAbsent.description, f.whenNull.description, f.value.summary,
+                         f.handling.description])
+            if f.value.structure != nil, seenField.insert(entry.field).inserted, f.handling.isStreamed {
+                nested.append((destination, f.value))
+            }
+        }
+        var widths = [Int](repeating: 0, count: rows[0].count)
+        for row in rows { for (c, cell) in row.enumerated() { widths[c] = max(widths[c], cell.count) } }
+        for row in rows {
+            var line = indent
+            for (c, cell) in row.enumerated() {
+                line += c == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[c] - cell.count + 2)
+            }
+            lines.append(line)
+        }
+        if rows.count == 1 { lines.append(indent + "(no fields)") }
+        if unmapped.kept {
+            var text = "other keys: passed through"
+            if let style = unmapped.keyStyle { text += ", keys renamed \(style.rawValue)" }
+            if let values = unmapped.values {
+                text += ", values mapped with \(values.summary), \(values.handling)"
+            } else {
+                text += ", values copied, streamed"
+            }
+            lines.append(indent + text)
+        } else {
+            lines.append(indent + "other keys: dropped, skipped while parsing")
+        }
+        let required = requiredSources.map(\.description)
+        lines.append(indent + "required: " + (required.isEmpty ? "none" : required.joined(separator: ", ")))
+        if destinationsOverlap { lines.append(indent + "note: destinations nest in each other, so this object is built whole") }
+        for (destination, value) in nested { value.render(label: destination, indent: indent, into: &lines) }
+    }
+
+    var jsonValue: JSONValue {
+        var o = JSONObject()
+        o["fields"] = .array(destinationOrder.map { entry in
+            let f = fields[entry.field]
+            var fo = JSONObject()
+            fo["destination"] = .string(entry.destination.description)
+            fo["sources"] = .array(f.sources.map { .string($0.description) })
+            fo["required"] = .bool(f.isRequired)
+            fo["absent"] = .string(f.whenAbsent.description)
+            fo["null"] = .string(f.whenNull.description)
+            fo["streamed"] = .bool(f.handling.isStreamed)
+            if case .materialized(let reason) = f.handling { fo["materializedBecause"] = .string(reason) }
+            fo["value"] = f.value.jsonValue
+            return .object(fo)
+        })
+        var u = JSONObject()
+        u["kept"] = .bool(unmapped.kept)
+        if let s = unmapped.keyStyle { u["keyStyle"] = .string(s.rawValue) }
+        if let v = unmapped.values { u["values"] = v.jsonValue }
+        o["unmapped"] = .object(u)
+        o["required"] = .array(requiredSources.map { .string($0.description) })
+        return .object(o)
+    }
+}

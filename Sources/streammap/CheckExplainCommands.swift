@@ -1,0 +1,72 @@
+import ArgumentParser
+import StreamMap
+
+/// `streammap check SPEC`: validates a spec (amended by any mapping flags) without reading input.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate a spec without reading any input.",
+        discussion: """
+            Prints 'SPEC: ok' on standard output and exits 0 when the spec (amended by the mapping flags, if any) \
+            is valid — with --reverse, when its reverse is valid too. Otherwise every problem is reported on \
+            standard error as 'streammap: SPEC: /json/pointer: message' and the status is 2.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The spec file (or use --spec).", valueName: "spec"), completion: .file(extensions: ["json"]))
+    var specFile: String?
+
+    @OptionGroup(title: "Mapping") var specOptions: SpecOptions
+
+    func validate() throws {
+        if specFile != nil && specOptions.spec != nil { throw ValidationError("give the spec once: as an argument or with --spec") }
+        if specFile == nil && specOptions.spec == nil && !specOptions.hasMappingFlags {
+            throw ValidationError("nothing to check: give a spec file or mapping flags")
+        }
+    }
+
+    func run() throws {
+        let loaded = try specOptions.load(file: specFile, console: Console())
+        let text = specOptions.printSpec ? JSONWriter.string(loaded.document) : "\(loaded.name): ok"
+        guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array((text + "\n").utf8)) else {
+            throw ExitCode(ExitStatus.ioError.rawValue)
+        }
+    }
+}
+
+/// `streammap explain SPEC`: the compiled mapping — output order, required fields, what streams.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Show how a spec maps and what the stream engine streams.",
+        discussion: """
+            For every output key, in the order it is written: its source path, what an absent and a null source do \
+            (reject the record, omit the field, or write a value), the mapper, and whether the stream engine maps \
+            the value while parsing ('streamed') or builds it in memory first ('materialized', harmless for \
+            scalars, costly for large objects and arrays). Then what happens to other keys and the required source \
+            paths. --json prints the same as JSON.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The spec file (or use --spec; without either, the mapping flags alone).", valueName: "spec"),
+              completion: .file(extensions: ["json"]))
+    var specFile: String?
+
+    @OptionGroup(title: "Mapping") var specOptions: SpecOptions
+
+    @Flag(help: "Print the explanation as JSON.")
+    var json = false
+
+    func validate() throws {
+        if specFile != nil && specOptions.spec != nil { throw ValidationError("give the spec once: as an argument or with --spec") }
+    }
+
+    func run() throws {
+        let loaded = try specOptions.load(file: specFile, console: Console())
+        let explanation = MapperExplanation(loaded.mapper)
+        let text = json ? JSONWriter.string(explanation.jsonValue) + "\n" : explanation.description
+        guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array(text.utf8)) else {
+            throw ExitCode(ExitStatus.ioError.rawValue)
+        }
+    }
+}

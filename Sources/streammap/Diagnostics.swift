@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Standard error: one line per message, `streammap: ` first, control characters escaped so that a message never
+/// drives the terminal (grep-friendly: `streammap: events.ndjson:42: /user/age: expected integer, found string "x"`).
+/// Shares the terminal line with the progress display, which it clears before writing.
+final class Console {
+    let fd: Int32 = 2
+    /// The progress line is on screen.
+    var progressShown = false
+
+    /// `streammap: <message>`, escaped.
+    func error(_ message: String) {
+        clearProgress()
+        write(Array(("streammap: " + Self.escape(message) + "\n").utf8))
+    }
+
+    /// A line written as is (the JSON of `--stats`).
+    func line(_ text: String) {
+        clearProgress()
+        write(Array((text + "\n").utf8))
+    }
+
+    func clearProgress() {
+        guard progressShown else { return }
+        progressShown = false
+        write(Array("\r\u{1B}[K".utf8))
+    }
+
+    func write(_ bytes: [UInt8]) { _ = FileOutput(fd: fd, name: "<stderr>").writeAll(bytes) }
+
+    /// Control characters (U+0000–U+001F, U+007F–U+009F) as `\u00XX`; a backslash stays as it is.
+    static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for u in s.unicodeScalars {
+            if u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0) {
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    /// `strerror(errno)` as a string.
+    static func describe(errno code: Int32) -> String { String(cString: strerror(code)) }
+}
+
+/// An errno value as an error.
+struct Errno: Error, Equatable {
+    let code: Int32
+    var description: String { Console.describe(errno: code) }
+}

@@ -1,0 +1,93 @@
+import StreamMap
+
+/// Receives records from `InputFraming`: NDJSON records in pieces (`RecordSegmentSink`), records of the other
+/// framings whole.
+protocol RecordHandler: RecordSegmentSink {
+    /// A whole record; `framingError` is set for a record that is the rest of a malformed input (see
+    /// `RecordFramer.finishReportingFramingErrors`), which must be rejected whatever its bytes are.
+    mutating func wholeRecord(_ bytes: UnsafeRawBufferPointer, at location: RecordLocation, framingError: JSONSyntaxError?)
+}
+
+/// Cuts one input into records with the chosen framing.
+///
+/// - `ndjson` goes through `NDJSONSegmenter`, which hands each record on in pieces: a 200 MB line streams through
+///   the engine in constant memory.
+/// - `array`, `concat`, `seq` go through `RecordFramer`, whole records (memory: the largest record).
+/// - `auto` applies `RecordFramer`'s detection rules to the start of the input, then frames the input from its
+///   first byte with the framing found — NDJSON in pieces as above. Detection holds what it has seen; so that a huge
+///   first line cannot be held whole, it stops after `decisionLimit` bytes: still undecided, an input whose first
+///   non-whitespace byte is `[` is an array (a minified array on one line), anything else NDJSON (one long record).
+///   `--framing concat` is then needed for concatenated values whose first one is longer than that.
+struct InputFraming {
+    static let decisionLimit = 1 << 20
+
+    private var segmenter: NDJSONSegmenter?
+    private var framer: RecordFramer?
+    /// While `auto` decides: a detector fed with the input (its records are ignored) and a copy of the input.
+    private var probe: RecordFramer?
+    private var held: [UInt8] = []
+    /// The framing in use, once known.
+    private(set) var chosen: Framing?
+
+    init(_ framing: Framing) {
+        switch framing {
+        case .auto: probe = RecordFramer(framing: .auto)
+        case .ndjson: segmenter = NDJSONSegmenter()
+        default: framer = RecordFramer(framing: framing)
+        }
+        if framing != .auto { chosen = framing }
+    }
+
+    mutating func feed<Handler: RecordHandler>(_ chunk: UnsafeRawBufferPointer, into handler: inout Handler) {
+        if probe != nil {
+            held.append(contentsOf: chunk)
+            probe!.feed(chunk) { _, _ in }
+            var decision = probe!.detected
+            if decision == nil && held.count > Self.decisionLimit { decision = Self.fallback(held) }
+            if let decision { start(decision, into: &handler) }
+            return
+        }
+        if segmenter != nil {
+            segmenter!.feed(chunk, into: &handler)
+        } else {
+            framer!.feed(chunk) { record, location in handler.wholeRecord(record, at: location, framingError: nil) }
+        }
+    }
+
+    /// Ends the input: delivers the last record (one without its terminator).
+    mutating func finish<Handler: RecordHandler>(into handler: inout Handler) {
+        if probe != nil {
+            probe!.finish { _, _ in }
+            guard let decision = probe!.detected else {
+                probe = nil  // empty, or only whitespace
+                return
+            }
+            start(decision, into: &handler)
+        }
+        if segmenter != nil {
+            segmenter!.finish(into: &handler)
+        } else if framer != nil {
+            framer!.finishReportingFramingErrors { record, location, error in
+                handler.wholeRecord(record, at: location, framingError: error)
+            }
+        }
+    }
+
+    /// Switches from detection to `framing` and frames what detection held.
+    private mutating func start<Handler: RecordHandler>(_ framing: Framing, into handler: inout Handler) {
+        probe = nil
+        chosen = framing
+        if framing == .ndjson { segmenter = NDJSONSegmenter() } else { framer = RecordFramer(framing: framing) }
+        let bytes = held
+        held = []
+        bytes.withUnsafeBytes { feed($0, into: &handler) }
+    }
+
+    /// The choice when the first `decisionLimit` bytes did not decide.
+    static func fallback(_ start: [UInt8]) -> Framing {
+        var i = 0
+        if start.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }  // a byte order mark
+        while i < start.count, [0x20, 0x09, 0x0A, 0x0D].contains(start[i]) { i += 1 }
+        return i < start.count && start[i] == UInt8(ascii: "[") ? .array : .ndjson
+    }
+}

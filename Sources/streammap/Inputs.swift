@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An input opened for reading: a file, or standard input for `-`.
+struct InputFile {
+    let fd: Int32
+    /// Name in messages: the path as given, or `<stdin>`.
+    let name: String
+
+    /// Opens `path` (`-`: standard input). A directory is refused here (reading one fails later with EISDIR
+    /// anyway, but only on some systems). The error is an errno.
+    static func open(_ path: String) -> Result<InputFile, Errno> {
+        if path == "-" { return .success(InputFile(fd: 0, name: "<stdin>")) }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(Errno(code: errno)) }
+        var st = stat()
+        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            _ = Glibc.close(fd)
+            return .failure(Errno(code: EISDIR))
+        }
+        return .success(InputFile(fd: fd, name: path))
+    }
+
+    func close() { if fd != 0 { _ = Glibc.close(fd) } }
+
+    /// Reads into `buffer`; retries on EINTR unless `interrupted()` says to stop (then returns nil with errno
+    /// EINTR). Returns the count (0 at the end) or nil on error (errno set).
+    func read(into buffer: UnsafeMutableRawBufferPointer, interrupted: () -> Bool) -> Int? {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR {
+                if interrupted() { return nil }
+                continue
+            }
+            return nil
+        }
+    }
+
+    /// The total size of the inputs when all of them are regular files (for the progress ETA), else nil.
+    static func totalSize(_ paths: [String]) -> Int? {
+        var total = 0
+        for path in paths {
+            var st = stat()
+            let ok = path == "-" ? fstat(0, &st) == 0 : stat(path, &st) == 0
+            guard ok, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+            total += Int(st.st_size)
+        }
+        return total
+    }
+
+    /// Device and inode of a path (nil when it does not exist), to refuse writing over an input.
+    static func identity(_ path: String) -> (UInt64, UInt64)? {
+        var st = stat()
+        let ok = path == "-" ? fstat(0, &st) == 0 : stat(path, &st) == 0
+        guard ok, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+}

@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import StreamMap
+
+/// `streammap [map] [OPTIONS] [FILE...]`: maps records from the files (or standard input) to standard output.
+struct MapCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "map",
+        abstract: "Map JSON records (NDJSON by default) with a spec or one-liner flags.",
+        usage: """
+            streammap [OPTIONS] [FILE...]
+            streammap check [SPEC] [OPTIONS]
+            streammap explain [SPEC] [OPTIONS]
+            """,
+        discussion: """
+            Reads records from the files in order, or from standard input when no file or '-' is given, maps each \
+            one and writes the mapped records as NDJSON on standard output (or -o FILE). A record that cannot be \
+            mapped is not written: it is reported on standard error as 'streammap: FILE:LINE: /json/pointer: \
+            message' (or written to --rejects FILE) and the run goes on. Without --spec and mapping flags, records \
+            are copied (validated and written compactly).
+
+            Flags and a spec file share one language: the flags amend the spec's field for the same source path \
+            (flags win) or add fields after the spec's; --print-spec shows the result.
+
+            EXAMPLES
+              streammap -s events.spec.json events.ndjson > mapped.ndjson
+              streammap --field id --field actor.login=user --key-style camel ev.ndjson
+              streammap --require id --rejects bad.ndjson --stats data.ndjson
+              streammap --framing array big-array.json | head -1
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @OptionGroup(title: "Mapping") var specOptions: SpecOptions
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Write mapped records to FILE instead of standard output.", valueName: "file"),
+            completion: .file())
+    var output: String?
+
+    @Option(help: "How the input is cut into records: auto (NDJSON, a JSON array, concatenated values or an RFC 7464 sequence, detected from the start of each input), ndjson, array, concat, seq.")
+    var framing: Framing = .auto
+
+    @Option(help: "'stream' maps while parsing; 'tree' parses each record into a value first (the reference; same output).")
+    var engine: EngineChoice = .stream
+
+    @Option(help: ArgumentHelp("Write rejected records to FILE as NDJSON (input, line, offset, errors with paths, raw text) instead of reporting each on standard error.",
+                               valueName: "file"),
+            completion: .file())
+    var rejects: String?
+
+    @Flag(help: "With --rejects: leave the raw record text out (its length is written instead).")
+    var redact = false
+
+    @Option(help: ArgumentHelp("With --rejects: keep at most N bytes of a record's text (then \"truncated\": true).", valueName: "n"))
+    var rejectsRecordBytes: Int = RejectWriter.defaultMaximumRecordBytes
+
+    @Option(help: "What a rejected record does: 'reject' (report it, go on, exit 1 at the end) or 'fail' (stop there, exit 4).")
+    var onError: OnError = .reject
+
+    @Option(help: ArgumentHelp("Stop (exit 4) when more than N records have been rejected.", valueName: "n"))
+    var maxRejects: Int?
+
+    @Flag(inversion: .prefixedNo,
+          help: "Show progress (records, bytes, MB/s, ETA) on standard error (default: only when standard error is a terminal).")
+    var progress: Bool?
+
+    /// Redraw interval of the progress line (hidden; tests use 0 to draw at every chunk).
+    @Option(help: .hidden) var progressInterval: Double = ProgressDisplay.defaultInterval
+
+    @Flag(help: "Print a JSON summary on standard error at the end: records in, out, rejected, warnings and errors by path and code, bytes, seconds, MB/s.")
+    var stats = false
+
+    @Flag(help: "Report warnings (a default or fallback was used) on standard error too.")
+    var warnings = false
+
+    @Flag(name: [.short, .long], help: "No per-record messages on standard error (the exit status and --stats still tell).")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"),
+              completion: .file(extensions: ["ndjson", "jsonl", "json"]))
+    var inputs: [String] = []
+
+    func validate() throws {
+        if let maxRejects, maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more") }
+        if rejectsRecordBytes < 0 { throw ValidationError("--rejects-record-bytes must be 0 or more") }
+        if rejects == nil && redact { throw ValidationError("--redact needs --rejects FILE") }
+        if output == "-" || rejects == "-" {
+            throw ValidationError("'-' is not an output file (standard output is the default for records; rejects need a file)")
+        }
+    }
+
+    func run() throws {
+        let console = Console()
+        let loaded = try specOptions.load(console: console)
+        if specOptions.printSpec {
+            guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array((JSONWriter.string(loaded.document) + "\n").utf8)) else {
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+            return
+        }
+        Signals.install()
+        let paths = inputs.isEmpty ? ["-"] : inputs
+
+        // Never truncate an input by writing over it.
+        let inputIDs = paths.compactMap(InputFile.identity)
+        for (flag, path) in [("-o", output), ("--rejects", rejects)] {
+            guard let path, let id = InputFile.identity(path) else { continue }
+            if inputIDs.contains(where: { $0 == id }) {
+                throw ValidationError("\(flag) \(path) is also an input; it would be overwritten before it is read")
+            }
+        }
+        if let output, let rejects, let a = InputFile.identity(output), let b = InputFile.identity(rejects), a == b {
+            throw ValidationError("-o and --rejects name the same file")
+        }
+
+        var out = FileOutput(fd: 1, name: "<stdout>")
+        if let output {
+            switch FileOutput.create(output) {
+            case .success(let f): out = f
+            case .failure(let e):
+                console.error("\(output): \(e.description)")
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+        }
+        var rejectsFile: RejectsFile?
+        if let rejects {
+            switch FileOutput.create(rejects) {
+            case .success(let f):
+                rejectsFile = RejectsFile(file: f, format: RejectWriter(maximumRecordBytes: rejectsRecordBytes, redactRecord: redact))
+            case .failure(let e):
+                console.error("\(rejects): \(e.description)")
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+        }
+
+        if paths.contains("-") && isatty(0) == 1 && isatty(2) == 1 {
+            console.error("reading records from the terminal (end with Ctrl-D; 'streammap --help' for usage)")
+        }
+
+        var settings = PipelineSettings()
+        settings.framing = framing
+        settings.onError = onError
+        settings.maxRejects = maxRejects
+        settings.quiet = quiet
+        settings.showWarnings = warnings
+        let showProgress = progress ?? (isatty(2) == 1)
+        let total = showProgress ? InputFile.totalSize(paths) : nil
+
+        func execute<Engine: RecordEngine>(_ engine: Engine) -> (status: Int32, stats: RunStats, signal: Int32?) {
+            var pipeline = Pipeline(engine: engine, settings: settings, output: RecordOutput(file: out), rejects: rejectsFile,
+                                    console: console)
+            pipeline.stats.collectsPaths = stats
+            if showProgress { pipeline.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
+            let status = pipeline.run(inputs: paths)
+            return (status, pipeline.stats, pipeline.interruptingSignal)
+        }
+        let result: (status: Int32, stats: RunStats, signal: Int32?)
+        switch engine {
+        case .stream: result = execute(StreamEngine(mapper: loaded.mapper))
+        case .tree: result = execute(TreeEngine(mapper: loaded.mapper))
+        }
+        if stats { console.line(result.stats.summary(exitStatus: result.status, interruptedBy: result.signal)) }
+        if result.status != 0 { throw ExitCode(result.status) }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import StreamMap
+
+/// The spec and the one-liner flags that build or amend it (shared by `map`, `check` and `explain`).
+struct SpecOptions: ParsableArguments {
+    @Option(name: [.short, .long], help: ArgumentHelp("The mapping spec (a JSON file; see README, \"Spec files\").", valueName: "file"),
+            completion: .file(extensions: ["json"]))
+    var spec: String?
+
+    @Option(name: .customLong("field"),
+            help: ArgumentHelp("Map the value at key path SRC to DST (default: SRC, in --key-style). Repeatable; output keys follow the order given. Absent: left out; null: written as null.",
+                               valueName: "src[=dst]"))
+    var fields: [String] = []
+
+    @Option(help: ArgumentHelp("Rename keys the flags do not spell out (passed-through keys, nested ones too, and --field SRC without =DST): \(KeyStyle.specNames.joined(separator: ", ")).",
+                               valueName: "style"))
+    var keyStyle: String?
+
+    @Option(name: .customLong("require"),
+            help: ArgumentHelp("Reject a record whose value at PATH is absent or null. Repeatable.", valueName: "path"))
+    var required: [String] = []
+
+    @Option(name: .customLong("type"),
+            help: ArgumentHelp("Reject a record whose value at PATH is not of TYPE (string, integer, number, boolean, object, array, null, or a name from the spec's \"types\"); absent passes. Repeatable.",
+                               valueName: "path=type"))
+    var types: [String] = []
+
+    @Option(name: .customLong("default"),
+            help: ArgumentHelp("Write VALUE (JSON: 0, true, '\"text\"', …) when PATH is absent or null. Repeatable.", valueName: "path=value"))
+    var defaults: [String] = []
+
+    @Flag(help: ArgumentHelp("Pass keys no field reads through (default without --spec and --field) or drop them (default with --field; with --spec, the spec decides)."))
+    var unmappedChoice: UnmappedChoice?
+
+    @Flag(help: "Apply the reverse mapping (model → original shape).")
+    var reverse = false
+
+    @Flag(help: "Print the spec the options add up to (the spec file amended by the flags) on standard output and exit.")
+    var printSpec = false
+
+    enum UnmappedChoice: String, EnumerableFlag {
+        case keepUnmapped, dropUnmapped
+    }
+
+    /// Whether any flag builds or amends the spec.
+    var hasMappingFlags: Bool {
+        !fields.isEmpty || keyStyle != nil || !required.isEmpty || !types.isEmpty || !defaults.isEmpty || unmappedChoice != nil
+    }
+
+    func validate() throws {
+        if let keyStyle, KeyStyle(specName: keyStyle) == nil {
+            throw ValidationError("--key-style \(keyStyle): unknown key style (one of \(KeyStyle.specNames.joined(separator: ", ")))")
+        }
+        for f in fields {
+            let (src, dst) = SpecBuilder.split(f)
+            if src.isEmpty || dst?.isEmpty == true { throw ValidationError("--field \(f): expected SRC or SRC=DST with non-empty key paths") }
+        }
+        for p in required where p.isEmpty { throw ValidationError("--require: expected a key path") }
+        for t in types {
+            guard case (let path, let type?) = SpecBuilder.split(t), !path.isEmpty, !type.isEmpty else {
+                throw ValidationError("--type \(t): expected PATH=TYPE")
+            }
+        }
+        for d in defaults {
+            guard case (let path, let value?) = SpecBuilder.split(d), !path.isEmpty else {
+                throw ValidationError("--default \(d): expected PATH=VALUE")
+            }
+            do {
+                _ = try JSONParser.parse(value)
+            } catch {
+                throw ValidationError("--default \(d): \(value) is not JSON (a string is written with quotes: --default '\(path)=\"\(value)\"')")
+            }
+        }
+        let requiredSet = Set(required)
+        for d in defaults where requiredSet.contains(SpecBuilder.split(d).0) {
+            throw ValidationError("--require and --default both given for \(SpecBuilder.split(d).0)")
+        }
+    }
+}
+
+/// The record engine (`--engine`).
+enum EngineChoice: String, ExpressibleByArgument, CaseIterable {
+    case stream, tree
+}
+
+/// What a rejected record does to the run (`--on-error`).
+enum OnError: String, ExpressibleByArgument, CaseIterable {
+    /// Report it, go on, exit 1 at the end.
+    case reject
+    /// Stop at it, exit 4.
+    case fail
+}
+
+extension Framing: ExpressibleByArgument {}

@@ -1,0 +1,188 @@
+import StreamMap
+
+/// Turns the one-liner flags into a spec document — the spec file's, amended, or a new one — so that flags and
+/// spec files share one language (and `--print-spec` shows the result as a spec file).
+///
+/// Rules (README, "Flags and spec files"):
+/// - `--field SRC=DST`, `--require`, `--type`, `--default` amend the spec's field for the same source key path
+///   (flags win), or add a field after the spec's, in the order `--field`, `--require`, `--type`, `--default`.
+/// - A field added by a flag leaves an absent value out and writes null as null; `--require` makes absent and null
+///   reject the record, `--default` writes a value for both, `--type` checks the type (absent passes).
+/// - `--key-style` renames what the flags do not spell out: the keys of `--field SRC` without `=DST` (and of fields
+///   added by `--require`, `--type`, `--default`), the keys nested in their values, and passed-through keys with
+///   their nested keys. Destinations in the spec file are kept.
+/// - Unmapped keys: `--keep-unmapped` / `--drop-unmapped`; otherwise the spec's setting; without a spec, dropped
+///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
+struct SpecBuilder {
+    var options: SpecOptions
+
+    /// `a=b` → ("a", "b"); `a` → ("a", nil). Splits at the first `=`.
+    static func split(_ s: String) -> (String, String?) {
+        guard let i = s.firstIndex(of: "=") else { return (s, nil) }
+        return (String(s[..<i]), String(s[s.index(after: i)...]))
+    }
+
+    enum BuildError: Error {
+        case usage(String)
+    }
+
+    /// The amended document. `base` is the spec file's document (nil without `--spec`).
+    func build(base: JSONValue?) throws(BuildError) -> JSONValue {
+        var doc = base?.objectValue ?? JSONObject()
+        guard options.hasMappingFlags else { return .object(doc) }
+        if doc["mapper"] != nil {
+            throw .usage("the spec has a whole-record \"mapper\" and no fields: --field, --key-style, --require, --type, --default and --keep-unmapped/--drop-unmapped cannot amend it")
+        }
+        let delimiter = doc["delimiter"]?.stringValue ?? "."
+        let style = options.keyStyle.flatMap(KeyStyle.init(specName:))
+        var fields = FieldTable(doc["fields"])
+        let styledValue: JSONValue? = style.map { .object(JSONObject([("keys", .string($0.rawValue)), ("deep", .bool(true))])) }
+
+        func styled(_ path: String) -> String {
+            guard let style else { return path }
+            return KeyPath(path, delimiter: delimiter).steps.map(style.apply).joined(separator: delimiter)
+        }
+        /// The field reading `source`, added (in flag form) when the spec has none.
+        func ensure(_ source: String) -> Int {
+            if let i = fields.index(of: source) { return i }
+            var f = JSONObject()
+            f["to"] = .string(styled(source))
+            if let styledValue { f["via"] = styledValue }
+            f["missing"] = .string("omit")
+            f["null"] = .string("null")
+            return fields.append(source, f, addedByFlag: true)
+        }
+
+        for flag in options.fields {
+            let (source, destination) = Self.split(flag)
+            let i = ensure(source)
+            if let destination { fields[i]["to"] = .string(destination) }
+        }
+        for source in options.required {
+            let i = ensure(source)
+            for k in ["optional", "missing", "null", "default", "reverseDefault"] { fields[i][k] = nil }
+            fields[i]["required"] = .bool(true)
+            // `required` checks what the field's mapper gives, so a mapper that hides absence (an `optional`
+            // inside `via`) would let it through: the value must also be there after the mapper.
+            if let via = fields[i]["via"], styledValue == nil || via != styledValue {
+                var stages = via.arrayValue ?? [via]
+                if stages.last != .string("required") { stages.append(.string("required")) }
+                fields[i]["via"] = .array(stages)
+            }
+        }
+        for flag in options.types {
+            let (source, type) = Self.split(flag)
+            try checkType(type!, in: doc, flag: flag)
+            let i = ensure(source)
+            fields[i]["type"] = .string(type!)
+        }
+        for flag in options.defaults {
+            let (source, text) = Self.split(flag)
+            let value = (try? JSONParser.parse(text!)) ?? .null
+            let i = ensure(source)
+            if fields[i]["optional"] != .bool(true) {
+                fields[i]["missing"] = nil
+                fields[i]["null"] = nil
+            }
+            fields[i]["required"] = nil
+            fields[i]["default"] = value
+        }
+        if !fields.entries.isEmpty { doc["fields"] = fields.document }
+
+        // Unmapped keys.
+        let keep: Bool
+        switch options.unmappedChoice {
+        case .keepUnmapped?: keep = true
+        case .dropUnmapped?: keep = false
+        case nil:
+            if base != nil {
+                switch doc["unmapped"] {
+                case nil, .string("drop")?: keep = false
+                default: keep = true
+                }
+            } else {
+                keep = options.fields.isEmpty
+            }
+        }
+        if !keep {
+            if options.unmappedChoice == .dropUnmapped { doc["unmapped"] = .string("drop") }
+        } else if let style {
+            var u = JSONObject()
+            u["keys"] = .string(style.rawValue)
+            // The spec's own values mapper stays; otherwise nested keys get the style too.
+            u["values"] = doc["unmapped"]?.objectValue?["values"] ?? styledValue
+            doc["unmapped"] = .object(u)
+        } else if doc["unmapped"] == nil || doc["unmapped"] == .string("drop") {
+            doc["unmapped"] = .string("keep")
+        }
+        return .object(doc)
+    }
+
+    private func checkType(_ type: String, in doc: JSONObject, flag: String) throws(BuildError) {
+        let declared = doc["types"]?.objectValue?.keys ?? []
+        let known = JSONType.allCases.map(\.rawValue) + declared
+        guard known.contains(type) else {
+            throw .usage("--type \(flag): unknown type \"\(type)\" (one of \(known.joined(separator: ", ")))")
+        }
+    }
+}
+
+/// The `fields` of a spec in either form (object: source → field; array: fields with `"from"`), with each field
+/// the flags touch normalized to the object form.
+struct FieldTable {
+    struct Entry {
+        var source: String
+        /// The field as a JSON object (only meaningful when `touched`); `original` is the spec's text of it.
+        var field: JSONObject
+        var original: JSONValue
+        var touched = false
+    }
+
+    var entries: [Entry] = []
+    var isList = false
+
+    init(_ fields: JSONValue?) {
+        switch fields {
+        case .object(let table)?:
+            for (source, value) in table { entries.append(Entry(source: source, field: Self.normalized(value), original: value)) }
+        case .array(let list)?:
+            isList = true
+            for value in list {
+                let source = value.objectValue?["from"]?.stringValue ?? ""
+                entries.append(Entry(source: source, field: Self.normalized(value), original: value))
+            }
+        default:
+            break
+        }
+    }
+
+    /// `"dst"` → `{"to": "dst"}` (both required plain fields); `[MAPPER, "dst"]` → `{"to": "dst", "via": MAPPER}`
+    /// (both the mapper as given, no required check).
+    static func normalized(_ value: JSONValue) -> JSONObject {
+        switch value {
+        case .string(let destination): return JSONObject([("to", .string(destination))])
+        case .array(let pair) where pair.count == 2: return JSONObject([("to", pair[1]), ("via", pair[0])])
+        case .object(let o): return o
+        default: return JSONObject()
+        }
+    }
+
+    func index(of source: String) -> Int? { entries.firstIndex { $0.source == source } }
+
+    mutating func append(_ source: String, _ field: JSONObject, addedByFlag: Bool) -> Int {
+        var f = field
+        if isList { f = JSONObject([("from", .string(source))] + f.entries.map { ($0.key, $0.value) }) }
+        entries.append(Entry(source: source, field: f, original: .object(f), touched: true))
+        return entries.count - 1
+    }
+
+    subscript(i: Int) -> JSONObject {
+        get { entries[i].field }
+        set { entries[i].field = newValue; entries[i].touched = true }
+    }
+
+    var document: JSONValue {
+        if isList { return .array(entries.map { $0.touched ? .object($0.field) : $0.original }) }
+        return .object(JSONObject(entries.map { ($0.source, $0.touched ? .object($0.field) : $0.original) }))
+    }
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import StreamMap
+
+/// The spec a command works with: the spec file amended by the flags, compiled.
+struct LoadedSpec {
+    var document: JSONValue
+    var spec: Spec
+    /// Name in messages: the spec file, `<flags>`, or `FILE with flags`.
+    var name: String
+    /// The mapper to run (the reverse one with `--reverse`).
+    var mapper: Mapper
+}
+
+extension SpecOptions {
+    /// Reads, amends and compiles the spec. An invalid spec is reported on standard error and ends the command
+    /// with status 2; flags that cannot amend the spec are a usage error (64). Nothing is read from the inputs.
+    func load(file: String? = nil, console: Console) throws -> LoadedSpec {
+        let path = file ?? spec
+        var base: Spec?
+        if let path {
+            guard let bytes = readWholeFile(path) else {
+                console.error("\(path): cannot read the spec: \(Console.describe(errno: errno))")
+                throw ExitCode(ExitStatus.invalidSpec.rawValue)
+            }
+            base = try compile { () throws(SpecError) in try Spec(json: bytes, file: path) }
+        }
+        var loaded: Spec
+        var name = path ?? "<flags>"
+        if hasMappingFlags {
+            let document: JSONValue
+            do {
+                document = try SpecBuilder(options: self).build(base: base?.document)
+            } catch {
+                switch error {
+                case .usage(let message): throw ValidationError(message)
+                }
+            }
+            if path != nil { name += " with flags" }
+            let display = name
+            loaded = try compile { () throws(SpecError) in try Spec(document: document, file: display) }
+        } else if let base {
+            loaded = base
+        } else {
+            // Neither a spec nor flags: every record is copied (validated, written compactly).
+            name = "<identity>"
+            loaded = try compile { () throws(SpecError) in try Spec(document: ["mapper": "identity"], file: "<identity>") }
+        }
+        var mapper = loaded.mapper
+        if reverse {
+            do {
+                mapper = try loaded.reversed()
+            } catch {
+                console.error("\(name): cannot reverse the mapping: \(error)")
+                throw ExitCode(ExitStatus.invalidSpec.rawValue)
+            }
+        }
+        return LoadedSpec(document: loaded.document, spec: loaded, name: name, mapper: mapper)
+
+        func compile(_ body: () throws(SpecError) -> Spec) throws -> Spec {
+            do {
+                return try body()
+            } catch {
+                for line in error.description.split(separator: "\n", omittingEmptySubsequences: false) { console.error(String(line)) }
+                throw ExitCode(ExitStatus.invalidSpec.rawValue)
+            }
+        }
+    }
+}
+
+/// The whole file, or nil (errno set).
+func readWholeFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+        errno = EISDIR
+        return nil
+    }
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        if n == 0 { return out }
+        out.append(contentsOf: buffer[..<n])
+    }
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import StreamMap
+
+/// Seconds on the monotonic clock.
+func monotonicSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+/// `x` with a fixed number of decimals (no Foundation).
+func fixed(_ x: Double, _ decimals: Int) -> String {
+    guard x.isFinite else { return "0" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let n = Int((abs(x) * scale).rounded())
+    let whole = n / Int(scale), fraction = n % Int(scale)
+    var text = (x < 0 && n != 0 ? "-" : "") + String(whole)
+    if decimals > 0 {
+        let f = String(fraction)
+        text += "." + String(repeating: "0", count: decimals - f.count) + f
+    }
+    return text
+}
+
+/// Counters of a run, and the `--stats` summary.
+struct RunStats {
+    var recordsIn = 0
+    var recordsOut = 0
+    var recordsRejected = 0
+    var warnings = 0
+    var bytesIn = 0
+    let started = monotonicSeconds()
+    /// Warnings and rejection errors by source path (array indexes shown as `*`) and code; only with `--stats`.
+    var collectsPaths = false
+    private(set) var warningsByPath: [String: [String: Int]] = [:]
+    private(set) var errorsByPath: [String: [String: Int]] = [:]
+    static let maximumPaths = 1000
+
+    mutating func noteWarnings(_ warnings: [MapError]) {
+        self.warnings += warnings.count
+        guard collectsPaths else { return }
+        for w in warnings { Self.count(Self.generalized(w.sourcePath), w.code.rawValue, in: &warningsByPath) }
+    }
+
+    mutating func noteRejection(_ errors: [RecordErrorReport]) {
+        guard collectsPaths else { return }
+        for e in errors where e.isFatal { Self.count(Self.generalized(e.source), e.code, in: &errorsByPath) }
+    }
+
+    private static func count(_ path: String, _ code: String, in table: inout [String: [String: Int]]) {
+        let key = table[path] != nil || table.count < maximumPaths ? path : "(other paths)"
+        table[key, default: [:]][code, default: 0] += 1
+    }
+
+    static func generalized(_ path: JSONPath) -> String {
+        JSONPath(path.components.map { if case .index = $0 { return .key("*") } else { return $0 } }).pointer
+    }
+
+    /// A JSON Pointer with its array indexes (all-digit steps) shown as `*`.
+    static func generalized(_ pointer: String) -> String {
+        guard pointer.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { return pointer }
+        return pointer.split(separator: "/", omittingEmptySubsequences: false).map { step in
+            !step.isEmpty && step.allSatisfy({ $0.isASCII && $0.isNumber }) ? "*" : String(step)
+        }.joined(separator: "/")
+    }
+
+    var seconds: Double { monotonicSeconds() - started }
+
+    /// The `--stats` line: one JSON object.
+    func summary(exitStatus: Int32, interruptedBy signal: Int32?) -> String {
+        let secs = seconds
+        func table(_ t: [String: [String: Int]]) -> JSONValue {
+            .object(JSONObject(t.keys.sorted().map { path in
+                (path, .object(JSONObject(t[path]!.keys.sorted().map { ($0, .number(JSONNumber(t[path]![$0]!))) })))
+            }))
+        }
+        var o = JSONObject()
+        o["recordsIn"] = .number(JSONNumber(recordsIn))
+        o["recordsOut"] = .number(JSONNumber(recordsOut))
+        o["recordsRejected"] = .number(JSONNumber(recordsRejected))
+        o["warnings"] = .number(JSONNumber(warnings))
+        o["warningsByPath"] = table(warningsByPath)
+        o["errorsByPath"] = table(errorsByPath)
+        o["bytesIn"] = .number(JSONNumber(bytesIn))
+        o["seconds"] = .number(JSONNumber(unchecked: fixed(secs, 3)))
+        o["mbPerSecond"] = .number(JSONNumber(unchecked: fixed(secs > 0 ? Double(bytesIn) / 1e6 / secs : 0, 1)))
+        o["exitStatus"] = .number(JSONNumber(Int(exitStatus)))
+        if let signal { o["interruptedBy"] = .string(signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)") }
+        return JSONWriter.string(.object(o))
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// `check`, `explain`, help, version, usage errors and completion scripts.
+@Suite("streammap check, explain, help")
+struct CommandsCLITests {
+    @Test func checkAcceptsAValidSpecWithoutReadingInput() throws {
+        let spec = CLI.example("person.spec.json")
+        let r = try CLI.run(["check", spec], stdin: "this is not read")
+        #expect(r.stdout == "\(spec): ok\n")
+        #expect(r.stderr == "")
+        #expect(r.status == 0)
+        let flags = try CLI.run(["check", "--spec", spec, "--field", "x=y"])
+        #expect(flags.stdout == "\(spec) with flags: ok\n")
+        #expect(flags.status == 0)
+    }
+
+    @Test func checkReportsEveryProblemWithItsPlace() throws {
+        let spec = try CLI.temporaryFile(#"{"fields":{"age":{"to":"age","via":"integr"},"b":{"to":"c","type":"strin"}},"unmapped":"kep"}"#)
+        let r = try CLI.run(["check", spec])
+        #expect(r.stdout == "")
+        #expect(r.stderrLines == [
+            "streammap: \(spec): /fields/age/via: unknown mapper \"integr\" (did you mean \"integer\"?)",
+            "streammap: \(spec): /fields/b/type: unknown type \"strin\" (did you mean \"string\"?) (declare custom types under \"types\")",
+            "streammap: \(spec): /unmapped: expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found string \"kep\"",
+        ])
+        #expect(r.status == 2)
+    }
+
+    @Test func checkWithReverseChecksTheReverse() throws {
+        let spec = try CLI.temporaryFile(#"{"fields":{"a":{"to":"b","via":"toString"}}}"#)
+        #expect(try CLI.run(["check", spec]).status == 0)
+        let r = try CLI.run(["check", spec, "--reverse"])
+        #expect(r.stderr.hasPrefix("streammap: \(spec): cannot reverse the mapping: "))
+        #expect(r.stderr.contains("toString is not reversible"))
+        #expect(r.status == 2)
+    }
+
+    @Test func checkNeedsSomethingToCheck() throws {
+        let r = try CLI.run(["check"])
+        #expect(r.status == 64)
+        let unreadable = try CLI.run(["check", "/nonexistent/spec.json"])
+        #expect(unreadable.stderr == "streammap: /nonexistent/spec.json: cannot read the spec: No such file or directory\n")
+        #expect(unreadable.status == 2)
+    }
+
+    @Test func explainShowsOrderRequiredFieldsAndWhatStreams() throws {
+        let spec = try CLI.temporaryFile(#"""
+            {"fields":{
+              "id":"id",
+              "user.name":{"to":"user.name","via":"string","missing":"omit"},
+              "created_at":{"to":"createdAt","via":[{"stringToDate":"twitter"},{"dateToNumber":"ms"}]},
+              "user.id":"user.id",
+              "tags":{"to":"tags","via":{"arrayOf":{"object":{"fields":{"text":"tag"}}}},"optional":true},
+              "lang":{"to":"lang","via":{"first":["integer","string"]},"default":"en"}
+            },"unmapped":{"keys":"camel"}}
+            """#)
+        let r = try CLI.run(["explain", spec])
+        #expect(r.stderr == "")
+        #expect(r.status == 0)
+        #expect(r.stdout == """
+            record: object, streamed
+              #  destination  source      absent     null       mapper                              handling
+              1  id           id          reject     reject     identity                            streamed
+              2  user.name    user.name   omit       reject     type(string)                        streamed
+              3  user.id      user.id     reject     reject     identity                            streamed
+              4  createdAt    created_at  reject     reject     thread(stringToDate, dateToNumber)  materialized (thread)
+              5  tags         tags        omit+warn  omit+warn  optional · arrayOf(object)          streamed
+              6  lang         lang        "en"       "en"       first(type(integer), type(string))  materialized (first)
+              other keys: passed through, keys renamed foundation.camel, values copied, streamed
+              required: id, user.id, created_at
+              tags: array, streamed; each element:
+                tags[]: object, streamed
+                  #  destination  source  absent  null    mapper    handling
+                  1  tag          text    reject  reject  identity  streamed
+                  other keys: dropped, skipped while parsing
+                  required: text
+
+            """)
+    }
+
+    @Test func explainAsJSON() throws {
+        let r = try CLI.run(["explain", CLI.example("events.spec.json"), "--json"])
+        #expect(r.status == 0)
+        let value = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(value["streamed"] as? Bool == true)
+        let object = try #require(value["object"] as? [String: Any])
+        let fields = try #require(object["fields"] as? [[String: Any]])
+        #expect(fields.map { $0["destination"] as? String } == ["id", "kind", "actor.login", "actor.avatar", "repo", "createdAtMs", "commits", "public"])
+        #expect(object["required"] as? [String] == ["id", "type", "actor.login", "repo.name", "created_at"])
+        #expect(fields[1]["streamed"] as? Bool == false)
+        #expect(fields[1]["materializedBecause"] as? String == "enum")
+    }
+
+    @Test func explainTheReverseAndWholeRecordMappers() throws {
+        let r = try CLI.run(["explain", CLI.example("person.spec.json"), "--reverse"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("  1  first_name   firstName"))
+        let mapper = try CLI.temporaryFile(#"{"mapper":{"keys":"camel","deep":true}}"#)
+        let whole = try CLI.run(["explain", mapper])
+        #expect(whole.stdout == "record: keys(foundation.camel, deep), materialized (keys)\n")
+    }
+
+    @Test func helpDocumentsEveryExitStatus() throws {
+        let r = try CLI.run(["--help"])
+        #expect(r.status == 0)
+        for line in ["0    every record was mapped", "1    some records were rejected", "2    the spec is invalid", "3    input or output error",
+                     "4    stopped at a rejected record", "64   command-line usage error", "130  interrupted", "141  standard output was closed"] {
+            #expect(r.stdout.contains(line))
+        }
+        for flag in ["--spec", "--field", "--key-style", "--require", "--type", "--default", "--keep-unmapped", "--drop-unmapped", "--reverse",
+                     "--output", "--framing", "--engine", "--rejects", "--redact", "--rejects-record-bytes", "--on-error", "--max-rejects",
+                     "--progress", "--stats", "--warnings", "--quiet", "--print-spec"] {
+            #expect(r.stdout.contains(flag), "help mentions \(flag)")
+        }
+        #expect(!r.stdout.contains("--progress-interval"))
+        let sub = try CLI.run(["help"])
+        #expect(sub.stdout.contains("check"))
+        #expect(sub.stdout.contains("explain"))
+    }
+
+    @Test func versionAndUsageErrors() throws {
+        let v = try CLI.run(["--version"])
+        #expect(v.status == 0)
+        #expect(!v.stdout.isEmpty)
+        let bad = try CLI.run(["--engine", "bogus"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("Usage: streammap [OPTIONS] [FILE...]\n"))
+        let unknown = try CLI.run(["--frobnicate"])
+        #expect(unknown.status == 64)
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScripts(_ shell: String) throws {
+        let r = try CLI.run(["--generate-completion-script", shell])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("streammap"))
+        #expect(r.stdout.contains("--key-style") || r.stdout.contains("key-style"))
+        #expect(r.stdout.contains("explain"))
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Inputs and outputs: files, `-o`, errors, closed pipes, full disks, signals.
+@Suite("streammap input and output")
+struct IOCLITests {
+    @Test func outputFile() throws {
+        let dir = try CLI.temporaryDirectory()
+        let out = dir.appendingPathComponent("out.ndjson").path
+        let r = try CLI.run(["--field", "id", "-o", out], stdin: "{\"id\":1,\"x\":2}\n")
+        #expect(r.stdout == "")
+        #expect(r.stderr == "")
+        #expect(r.status == 0)
+        #expect(CLI.read(out) == "{\"id\":1}\n")
+    }
+
+    @Test func anOutputThatIsAlsoAnInputIsRefused() throws {
+        let input = try CLI.temporaryFile("{\"id\":1}\n", name: "in.ndjson")
+        let r = try CLI.run(["-o", input, input])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("-o \(input) is also an input"))
+        #expect(CLI.read(input) == "{\"id\":1}\n")
+    }
+
+    @Test func anUnwritableOutputFailsBeforeReading() throws {
+        let r = try CLI.run(["-o", "/nonexistent/dir/out.ndjson"], stdin: "{}\n")
+        #expect(r.stderr == "streammap: /nonexistent/dir/out.ndjson: No such file or directory\n")
+        #expect(r.status == 3)
+    }
+
+    @Test func aDirectoryIsAnIOErrorAndOtherInputsAreStillRead() throws {
+        let dir = try CLI.temporaryDirectory()
+        let file = dir.appendingPathComponent("b.ndjson")
+        try Data("{\"id\":\"b\"}\n".utf8).write(to: file)
+        let r = try CLI.run([dir.path, file.path])
+        #expect(r.stdout == "{\"id\":\"b\"}\n")
+        #expect(r.stderr == "streammap: \(dir.path): Is a directory\n")
+        #expect(r.status == 3)
+    }
+
+    @Test func aMissingFile() throws {
+        let r = try CLI.run(["/nonexistent/x.ndjson", "-"], stdin: "{\"a\":1}\n")
+        #expect(r.stdout == "{\"a\":1}\n")
+        #expect(r.stderr == "streammap: /nonexistent/x.ndjson: No such file or directory\n")
+        #expect(r.status == 3)
+    }
+
+    @Test func anUnreadableFile() throws {
+        let file = try CLI.temporaryFile("{\"a\":1}\n", name: "secret.ndjson")
+        chmod(file, 0)
+        // As root, permissions do not stop reading: run the binary as nobody.
+        let r = getuid() == 0
+            ? try CLI.execute(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                              ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary.path, file], stdinData: Data(), directory: nil)
+            : try CLI.run([file])
+        #expect(r.stdout == "")
+        #expect(r.stderr == "streammap: \(file): Permission denied\n")
+        #expect(r.status == 3)
+    }
+
+    @Test func aReadError() throws {
+        // Reading /proc/self/mem at offset 0 fails with EIO.
+        let r = try CLI.run(["/proc/self/mem"])
+        #expect(r.stderr == "streammap: /proc/self/mem: Input/output error\n")
+        #expect(r.status == 3)
+    }
+
+    @Test func aFullDiskIsAWriteErrorNeverASilentLoss() throws {
+        let r = try CLI.shell("streammap Examples/events.ndjson > /dev/full")
+        #expect(r.stderr == "streammap: <stdout>: write error: No space left on device\n")
+        #expect(r.status == 3)
+        let o = try CLI.shell("streammap -o /dev/full Examples/events.ndjson")
+        #expect(o.stderr == "streammap: /dev/full: write error: No space left on device\n")
+        #expect(o.status == 3)
+        let rejects = try CLI.shell("streammap --require nope --rejects /dev/full Examples/events.ndjson")
+        #expect(rejects.stderr.hasPrefix("streammap: /dev/full: write error: No space left on device\n"))
+        #expect(rejects.status == 3)
+    }
+
+    @Test func aClosedPipeEndsQuietlyAndAtOnce() throws {
+        let dir = try CLI.temporaryDirectory()
+        let big = dir.appendingPathComponent("big.ndjson")
+        let lines = (0..<300_000).map { "{\"n\":\($0),\"pad\":\"abcdefghijklmnopqrstuvwxyz\"}" }.joined(separator: "\n") + "\n"
+        try Data(lines.utf8).write(to: big)
+        let started = Date()
+        let r = try CLI.shell("streammap --field n '\(big.path)' | head -1; echo \"status ${PIPESTATUS[0]}\"")
+        #expect(r.stdout == "{\"n\":0}\nstatus 141\n")
+        #expect(r.stderr == "")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    /// Writes three records and the start of a fourth into a pipe, waits until the tool reports (on its progress
+    /// line, redrawn at every chunk) that it has read three records, interrupts it while it waits for more, and
+    /// returns what it wrote: only whole records, and the counts.
+    func interrupt(with signal: Int32, extraArguments: [String] = []) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["--field", "n", "--progress", "--progress-interval", "0"] + extraArguments
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let watchdog = CLI.watchdog(process)
+        defer { watchdog.cancel() }
+        let err = CLI.DataBox()
+        let lock = NSLock()
+        let reader = Thread {
+            while true {
+                let chunk = error.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                lock.withLock { err.data.append(chunk) }
+            }
+            err.done.signal()
+        }
+        reader.start()
+        input.fileHandleForWriting.write(Data("{\"n\":1}\n{\"n\":2}\n{\"n\":3,\"x\":\"".utf8))
+        Thread.sleep(forTimeInterval: 0.1)
+        input.fileHandleForWriting.write(Data("rest\"}\n{\"n\":".utf8))  // record 3 ends; record 4 is cut
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline && !lock.withLock({ String(decoding: err.data, as: UTF8.self).contains("streammap: 3 records") }) {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        Thread.sleep(forTimeInterval: 0.1)  // back in read(2), waiting for the rest of record 4
+        kill(process.processIdentifier, signal)
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        err.done.wait()
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        // Keep what follows the last progress line (each message starts by clearing it).
+        let text = String(decoding: err.data, as: UTF8.self)
+        let afterProgress = text.components(separatedBy: "\r\u{1B}[K").last ?? text
+        return CLIResult(stdout: String(decoding: out, as: UTF8.self), stderr: afterProgress, status: process.terminationStatus)
+    }
+
+    @Test func sigintStopsAtARecordBoundaryAndReportsCounts() throws {
+        let r = try interrupt(with: SIGINT, extraArguments: ["--stats"])
+        #expect(r.stdout == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
+        #expect(r.stderrLines.first == "streammap: interrupted: 3 records read, 3 written, 0 rejected")
+        #expect(r.stderrLines.last?.hasPrefix(#"{"recordsIn":3,"recordsOut":3,"recordsRejected":0,"#) == true)
+        #expect(r.stderrLines.last?.hasSuffix(#""exitStatus":130,"interruptedBy":"SIGINT"}"#) == true)
+        #expect(r.status == 130)
+    }
+
+    @Test func sigtermToo() throws {
+        let r = try interrupt(with: SIGTERM)
+        #expect(r.stdout == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
+        #expect(r.stderr == "streammap: interrupted: 3 records read, 3 written, 0 rejected\n")
+        #expect(r.status == 143)
+    }
+
+    @Test func largeOutputIsWrittenCompletely() throws {
+        let lines = (0..<50_000).map { "{\"n\":\($0),\"s\":\"\(String(repeating: "x", count: $0 % 50))\"}" }
+        let r = try CLI.run([], stdin: lines.joined(separator: "\n") + "\n")
+        #expect(r.stdout == lines.joined(separator: "\n") + "\n")
+        #expect(r.status == 0)
+    }
+}
