@@ -23,7 +23,10 @@ let package = Package(
             name: "streammap",
             dependencies: ["StreamMap", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "StreamMapTests", dependencies: ["StreamMap"]),
+        // Random mappers, spec files and records (public API only): the differential tests and the fuzz target
+        // (Fuzz/Package.swift, a separate package) share them. Not a product.
+        .target(name: "StreamMapTestSupport", dependencies: ["StreamMap"]),
+        .testTarget(name: "StreamMapTests", dependencies: ["StreamMap", "StreamMapTestSupport"]),
         .testTarget(name: "StreamMapCLITests", dependencies: ["streammap"]),
     ]
 )

@@ -97,8 +97,11 @@ struct StrictJSONScanner {
                 }
             case .unicode(let digits, let value, let start):
                 guard let d = Self.hexValue(b) else {
-                    escape = .none  // yajl reports the malformed escape itself
-                    i += 1
+                    // A malformed escape: yajl reports it — unless a high surrogate is waiting for its low half,
+                    // which is decided here and now (not later, when yajl may already have seen more bytes).
+                    // The byte itself is examined again outside the escape (a `"` still ends the string).
+                    escape = .none
+                    if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
                     continue
                 }
                 let v = value << 4 | d

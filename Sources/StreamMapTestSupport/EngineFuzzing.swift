@@ -1,0 +1,289 @@
+// The engine-differential check behind the libFuzzer target (Fuzz/), shared with the regression tests that replay
+// what the fuzzer found (Tests/StreamMapTests/HardeningTests.swift).
+//
+// A fuzz input is a 10-byte header and record bytes:
+//
+//     bytes 0..<8   seed (little-endian; missing bytes are 0): chooses and generates the mapper (Generators.swift)
+//     byte  8       mode:  bits 0–1  mapper: 0 generated `Mapper` value, 1 generated spec file, 2 a fixed spec
+//                                     (Examples/ and a few more), 3 the reverse of a generated mapper
+//                          bit  2     also map 1–3 records generated for the mapper's shape
+//                          bit  3     a small nesting limit (2–33 levels) instead of 10 000
+//                          bit  4     also cut the first 4 records (≤ 128 bytes each) once at every offset
+//                          bits 5, 6  both set: also map the first record after 300 000 spaces, in pieces: past
+//                                     the size up to which the stream engine collects a record before parsing it
+//                                     (256 KiB), so that pieces go to yajl as they come
+//     byte  9       where records are cut into pieces (with the seed)
+//     bytes 10...   records, one per line (`\n`; nothing else is stripped)
+//
+// Every record is mapped by one `TreeEngine` (the reference) and one `StreamEngine`, each reused across the records
+// as a stream would use it: whole, as a single piece, then in pieces (a few cut points, or every byte). The stream
+// engine must produce the same output bytes and the same outcome (errors compared byte for byte); the tree engine
+// must too when fed in pieces; a rejected record must write nothing, a mapped one must write one canonical JSON
+// value.
+
+import StreamMap
+
+public enum EngineFuzzing {
+    public static let headerSize = 10
+
+    /// One decoded fuzz input.
+    public struct Case {
+        public var seed: UInt64
+        public var mode: UInt8
+        public var pieceByte: UInt8
+        /// nil when the generated spec does not compile (a generator problem, not an engine one: skipped).
+        public var mapper: Mapper?
+        /// What the mapper is, for reports: the spec text, or the mapper's description.
+        public var label: String
+        public var options: JSONParserOptions
+        public var records: [[UInt8]]
+    }
+
+    /// Decodes `data` (see the file comment). Generation is deterministic: the same bytes give the same case.
+    public static func decode(_ data: UnsafeRawBufferPointer) -> Case {
+        var seed: UInt64 = 0
+        for i in 0..<min(8, data.count) { seed |= UInt64(data[i]) << (8 * UInt64(i)) }
+        let mode: UInt8 = data.count > 8 ? data[8] : 0
+        let pieceByte: UInt8 = data.count > 9 ? data[9] : 0
+        var records: [[UInt8]] = []
+        if data.count > headerSize {
+            var line: [UInt8] = []
+            for b in data[headerSize...] {
+                if b == 0x0A {
+                    records.append(line)
+                    line.removeAll(keepingCapacity: true)
+                } else {
+                    line.append(b)
+                }
+            }
+            records.append(line)
+        }
+        var options = JSONParserOptions()
+        if mode & 0x08 != 0 { options.maximumDepth = 2 + Int(pieceByte % 32) }
+
+        var r = Rand(seed: seed)
+        var mapper: Mapper?
+        var label = ""
+        var shape = Shape.any
+        switch mode & 0x03 {
+        case 2:
+            let (name, text) = fixedSpecs[Int(seed % UInt64(fixedSpecs.count))]
+            mapper = try? Spec(json: text, file: name).mapper
+            label = "\(name): \(text)"
+        default:
+            let fromSpec = mode & 0x03 == 1 || (mode & 0x03 == 3 && r.bool())
+            if fromSpec {
+                var g = SpecGen(r.fork())
+                let (text, s) = g.document()
+                mapper = try? Spec(json: text, file: "generated.spec.json").mapper
+                shape = s
+                label = "spec \(text)"
+            } else {
+                var g = MapperGen(r.fork())
+                let (m, s) = g.record()
+                mapper = m
+                shape = s
+                label = "mapper \(describe(m))"
+            }
+            if mode & 0x03 == 3, let m = mapper {
+                if let back = try? m.reversed() {
+                    mapper = back
+                    label = "reverse of " + label
+                    shape = .any
+                }
+            }
+        }
+        if mode & 0x04 != 0 {
+            var inputs = InputGen(r.fork())
+            records += inputs.records(for: shape, count: r.int(1...3))
+        }
+        return Case(seed: seed, mode: mode, pieceByte: pieceByte, mapper: mapper, label: label, options: options, records: records)
+    }
+
+    /// Where record `index` of a case is cut: every byte (15 %), or 1–4 points.
+    public static func cuts(count: Int, seed: UInt64, pieceByte: UInt8, index: Int) -> [Int] {
+        guard count > 1 else { return [] }
+        var r = Rand(seed: SplitMix64.derive(seed ^ (UInt64(pieceByte) << 56), UInt64(index)))
+        if r.percent(15) { return Array(1..<count) }
+        return Array(Set((0..<r.int(1...4)).map { _ in r.int(1...(count - 1)) })).sorted()
+    }
+
+    /// Leading spaces that make a record bigger than the stream engine collects before parsing (256 KiB, see
+    /// `StreamEngine.continueRecord`), so that pieces go to yajl as they come, cut at token boundaries (mode bits
+    /// 5 and 6).
+    public static let paddingLength = 300_000
+
+    /// Maps every record of the input with both engines, whole and in pieces. Returns nil when everything agrees
+    /// (or the case is skipped), else a report of the first divergence.
+    public static func check(_ data: UnsafeRawBufferPointer) -> String? {
+        let c = decode(data)
+        guard let mapper = c.mapper else { return nil }
+        var tree = TreeEngine(mapper: mapper, parserOptions: c.options)
+        var stream = StreamEngine(mapper: mapper, parserOptions: c.options)
+        for (i, record) in c.records.enumerated() {
+            let pieces = cuts(count: record.count, seed: c.seed, pieceByte: c.pieceByte, index: i)
+            // The stream engine whole, as one piece (what the command line does with a line), in pieces; the tree
+            // engine in pieces; with mode bit 4, the stream engine cut once at every offset of a short record.
+            var variants: [(String, [Int]?)] = [("stream", nil), ("stream", []), ("stream", pieces), ("tree", pieces)]
+            if c.mode & 0x10 != 0 && i < 4 && record.count <= 128 && record.count > 1 {
+                variants += (1..<record.count).map { ("stream", [$0]) }
+            }
+            if let report = verify(record, variants, c, i, &tree, &stream) { return report }
+            // Mode bits 5 and 6: the first record again after 300 000 spaces, in pieces (the first piece ends with
+            // the padding). Only the first, and only in a quarter of the inputs: the padding costs milliseconds.
+            if c.mode & 0x60 == 0x60 && i == 0 {
+                let padded = [UInt8](repeating: 0x20, count: paddingLength) + record
+                let shifted = [paddingLength] + pieces.map { $0 + paddingLength }
+                let single = (record.count > 1 ? [paddingLength + record.count / 2] : []) + [paddingLength]
+                if let report = verify(padded, [("stream", shifted), ("stream", single.sorted()), ("stream", [])], c, i, &tree, &stream) {
+                    return report
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Maps `record` with the tree engine whole (the reference) and then as each variant says (engine; nil: whole,
+    /// else the cut points); returns a report of the first difference.
+    static func verify(
+        _ record: [UInt8], _ variants: [(String, [Int]?)], _ c: Case, _ i: Int, _ tree: inout TreeEngine, _ stream: inout StreamEngine
+    ) -> String? {
+        var treeWriter = JSONWriter()
+        let reference = record.withUnsafeBytes { tree.map(record: $0, into: &treeWriter) }
+        let referenceOutput = treeWriter.bytes
+        func report(_ what: String, _ engine: String, _ cut: [Int]?, _ output: [UInt8], _ outcome: RecordOutcome) -> String {
+            var lines = ["StreamMap fuzz: \(what)"]
+            lines.append("  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), piece byte \(c.pieceByte), max depth \(c.options.maximumDepth), record \(i) of \(c.records.count)")
+            lines.append("  \(c.label)")
+            let padding = record.prefix(while: { $0 == 0x20 }).count
+            if padding >= paddingLength {
+                lines.append("  record (\(padding) spaces, then \(record.count - padding) bytes): \(printable(Array(record[padding...])))")
+            } else {
+                lines.append("  record (\(record.count) bytes): \(printable(record))")
+            }
+            if let cut {
+                lines.append(cut.isEmpty ? "  \(engine) fed as one piece (beginRecord, continueRecord, endRecord)"
+                    : "  \(engine) fed in pieces cut at \(cut.count > 40 ? "every byte" : "\(cut)")")
+            }
+            lines.append("  tree (whole): \(printable(referenceOutput))")
+            lines.append("  \(engine): \(printable(output))")
+            lines.append("  tree outcome: \(render(reference))")
+            lines.append("  \(engine) outcome: \(render(outcome))")
+            return lines.joined(separator: "\n")
+        }
+        // The reference itself: exactly one place for the record.
+        switch reference {
+        case .mapped:
+            if referenceOutput.isEmpty { return report("the tree engine mapped a record but wrote nothing", "tree", nil, referenceOutput, reference) }
+            if let problem = canonicalProblem(referenceOutput) { return report("the tree engine wrote \(problem)", "tree", nil, referenceOutput, reference) }
+        case .rejected:
+            if !referenceOutput.isEmpty { return report("the tree engine rejected a record but wrote output", "tree", nil, referenceOutput, reference) }
+        }
+        for (engine, cut) in variants {
+            var writer = JSONWriter()
+            let outcome: RecordOutcome
+            if let cut {
+                func feed<E: RecordEngine>(_ e: inout E) -> RecordOutcome {
+                    e.beginRecord()
+                    var from = 0
+                    for to in cut + [record.count] {
+                        record[from..<to].withUnsafeBytes { e.continueRecord($0) }
+                        from = to
+                    }
+                    return e.endRecord(into: &writer)
+                }
+                outcome = engine == "stream" ? feed(&stream) : feed(&tree)
+            } else {
+                outcome = record.withUnsafeBytes { stream.map(record: $0, into: &writer) }
+            }
+            if writer.bytes != referenceOutput {
+                return report("\(engine) engine output differs from the tree engine's", engine, cut, writer.bytes, outcome)
+            }
+            if outcome != reference || Array(render(outcome).utf8) != Array(render(reference).utf8) {
+                return report("\(engine) engine outcome differs from the tree engine's", engine, cut, writer.bytes, outcome)
+            }
+        }
+        return nil
+    }
+
+    /// nil when `bytes` is one JSON value written canonically (parses, and writing it again gives the same bytes).
+    static func canonicalProblem(_ bytes: [UInt8]) -> String? {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            return "output that is not JSON (\(error))"
+        }
+        let again = JSONWriter.bytes(value)
+        JSONValue.release(value)
+        return again == bytes ? nil : "non-canonical output (written again: \(printable(again)))"
+    }
+
+    /// Specs from Examples/ and a few more, for mode 2.
+    public static let fixedSpecs: [(String, String)] = [
+        ("person.spec.json", #"""
+            {"fields":{"first_name":"firstName","last_name":"lastName","homepage":{"to":"homepage","via":"url"},"age":"age",
+             "children":{"to":"children","via":{"arrayOf":{"object":{"fields":{"first_name":"firstName","last_name":"lastName","age":"age"}}}}}}}
+            """#),
+        ("cats.spec.json", #"{"unmapped":{"keys":"kvmapper.llama","values":{"multiply":6}}}"#),
+        ("events.spec.json", #"""
+            {"streammap":1,"fields":{"id":{"to":"id","type":"string"},
+             "type":{"to":"kind","invalid":{"default":"other"},"via":{"enum":{"PushEvent":"push","CreateEvent":"create","ForkEvent":"fork"}}},
+             "actor.login":"actor.login","actor.avatar_url":{"to":"actor.avatar","via":{"url":["https"]},"missing":"omit","invalid":"omit"},
+             "repo.name":"repo","created_at":{"to":"createdAtMs","via":[{"stringToDate":"iso8601"},{"dateToNumber":"ms"}]},
+             "payload.size":{"to":"commits","type":"integer","missing":"omit","null":"omit"},
+             "public":{"to":"public","type":"boolean","default":true}}}
+            """#),
+        ("keep.spec.json", #"{"fields":{"id":"id","user.name":{"to":"name","optional":true}},"unmapped":"keep"}"#),
+        ("identity.spec.json", #"{"mapper":"identity"}"#),
+        ("tweets.spec.json", #"""
+            {"fields":{"id_str":"id","created_at":{"to":"createdAt","via":{"stringToDate":"twitter"}},"text":"text",
+             "user.screen_name":{"to":"user","optional":true},"entities.hashtags":{"to":"tags","via":{"arrayOf":{"forward":"text"}},"missing":"omit"},
+             "retweet_count":{"to":"retweets","type":"integer","default":0}},"unmapped":{"keys":"camel"}}
+            """#),
+        ("deep.spec.json", #"{"mapper":{"keys":"snake","deep":true}}"#),
+        ("arrays.spec.json", #"{"mapper":{"arrayOf":{"first":["integer",{"object":{"fields":{"a.b.0":"x"},"unmapped":"keep"}},"toString"]}}}"#),
+    ]
+
+    // MARK: Reports
+
+    public static func render(_ o: RecordOutcome) -> String {
+        switch o {
+        case .mapped(warnings: let w): return "mapped" + (w.isEmpty ? "" : ", warnings: " + w.map { render(RecordErrorReport($0)) }.joined(separator: "; "))
+        case .rejected(.syntax(let e)): return "rejected: syntax error at byte \(e.byteOffset): \(JSONWriter.string(.string(e.message)))"
+        case .rejected(let failure): return "rejected: " + failure.errors.map(render).joined(separator: "; ")
+        }
+    }
+
+    static func render(_ e: RecordErrorReport) -> String {
+        let q = { (s: String) in JSONWriter.string(.string(s)) }
+        return "\(e.code) \(e.isFatal ? "fatal" : "warning") src=\(q(e.source)) dst=\(q(e.destination)) \(q(e.message))"
+    }
+
+    static func hexText(_ v: UInt64) -> String { "0x" + String(v, radix: 16) }
+
+    /// Bytes as readable text: valid UTF-8 as is (control characters escaped), invalid bytes as `\xNN`; long texts cut.
+    public static func printable(_ bytes: [UInt8], limit: Int = 2000) -> String {
+        var out = ""
+        var i = 0
+        while i < bytes.count && i < limit {
+            let b = bytes[i]
+            let n = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 0
+            if n > 1, i + n <= bytes.count, let s = String(validating: bytes[i..<i + n], as: UTF8.self) {
+                out += s
+                i += n
+                continue
+            }
+            switch b {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(b))
+            default: out += "\\x" + (b < 16 ? "0" : "") + String(b, radix: 16)
+            }
+            i += 1
+        }
+        if bytes.count > limit { out += "… (\(bytes.count) bytes)" }
+        return out
+    }
+}

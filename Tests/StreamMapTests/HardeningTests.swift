@@ -1,0 +1,122 @@
+// Regression tests for what fuzzing found (scripts/fuzz.sh, Fuzz/), and the fuzz seed corpus replayed through the
+// same engine check the fuzzer runs (EngineFuzzing.check: tree engine and stream engine, whole and in pieces).
+
+import Foundation
+import StreamMap
+import StreamMapTestSupport
+import Testing
+
+@Suite("Hardening: fuzz findings and the seed corpus")
+struct HardeningTests {
+    /// Maps `record` with the tree engine (whole) and with both engines fed in pieces cut at `cuts`; every outcome
+    /// and output must equal the tree engine's whole-record result.
+    func expectSameEverywhere(_ mapper: Mapper, _ record: [UInt8], cuts: [[Int]], sourceLocation: SourceLocation = #_sourceLocation) {
+        let tree = TreeEngine(mapper: mapper)
+        var w = JSONWriter()
+        let reference = record.withUnsafeBytes { tree.map(record: $0, into: &w) }
+        let referenceOutput = w.bytes
+        func pieces<E: RecordEngine>(_ engine: inout E, _ cut: [Int]) -> (RecordOutcome, [UInt8]) {
+            var writer = JSONWriter()
+            engine.beginRecord()
+            var from = 0
+            for to in cut + [record.count] {
+                record[from..<to].withUnsafeBytes { engine.continueRecord($0) }
+                from = to
+            }
+            return (engine.endRecord(into: &writer), writer.bytes)
+        }
+        var stream = StreamEngine(mapper: mapper)
+        var writer = JSONWriter()
+        let whole = record.withUnsafeBytes { stream.map(record: $0, into: &writer) }
+        #expect(whole == reference, "stream engine, whole: \(EngineFuzzing.render(whole)) | tree: \(EngineFuzzing.render(reference))",
+                sourceLocation: sourceLocation)
+        #expect(writer.bytes == referenceOutput, sourceLocation: sourceLocation)
+        for cut in cuts {
+            var s = StreamEngine(mapper: mapper)
+            let (so, sb) = pieces(&s, cut)
+            #expect(so == reference, "stream engine, cut at \(cut): \(EngineFuzzing.render(so)) | tree: \(EngineFuzzing.render(reference))",
+                    sourceLocation: sourceLocation)
+            #expect(sb == referenceOutput, sourceLocation: sourceLocation)
+            var t = TreeEngine(mapper: mapper)
+            let (to, tb) = pieces(&t, cut)
+            #expect(to == reference, "tree engine, cut at \(cut): \(EngineFuzzing.render(to)) | tree: \(EngineFuzzing.render(reference))",
+                    sourceLocation: sourceLocation)
+            #expect(tb == referenceOutput, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Fuzz finding 1 (scripts/fuzz.sh, first minute): a high surrogate escape followed by a malformed `\u` escape
+    /// that ends the string, then a byte that is not a token boundary. Whole, the strict scanner reports the lone
+    /// surrogate at its start (it skips the non-hex byte after `\u` — here the closing quote — so it still takes
+    /// the next byte for string content, and that byte decides); in pieces cut just after the closing quote, the
+    /// stream engine feeds yajl that complete string token first, and yajl's own error about the malformed escape
+    /// wins. The verdict depends on where the record is split, which the engines promise it never does.
+    ///
+    ///     record `"\uD888\u"1`   tree / stream whole: syntax error at byte 1, lone surrogate \uD888
+    ///                            stream cut at [10]:  syntax error at byte 9, invalid (non-hex) character after '\u'
+    ///
+    /// Since the stream engine collects records up to 256 KiB before parsing (1315eeb), small records no longer show
+    /// it; records past that size still do (next test). The scanner is unchanged (StrictJSON.swift, `.unicode` case:
+    /// `escape = .none  // yajl reports the malformed escape itself`).
+    @Test func loneHighSurrogateBeforeAMalformedEscapeIsReportedTheSameHoweverSplit() {
+        let records = [#""\uD888\u"1"#, #""\uD888\u" "#, #"["\uD800\u12",1]"#, #"{"k":"\uDBFF\u"}"#]
+        for record in records {
+            let bytes = Array(record.utf8)
+            let closing = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\"") }.map { $0 + 1 }.filter { $0 < bytes.count }
+            expectSameEverywhere(.identity, bytes, cuts: [[10], [1, 9, 10]].filter { $0.allSatisfy { $0 < bytes.count } } + closing.map { [$0] })
+        }
+    }
+
+    /// Finding 1 in a record bigger than the stream engine collects before parsing (256 KiB): from there on, pieces
+    /// are fed to yajl as they come, cut at token boundaries, as when the finding was made.
+    @Test func loneHighSurrogateBeforeAMalformedEscapeInAHugeRecord() {
+        let padding = "[\"" + String(repeating: "x", count: 300_000) + "\","
+        for tail in [#""\uD888\u"1]"#, #""\uD800\u12"x]"#, #"{"k":"\uDBFF\u"1}]"#] {
+            let bytes = Array((padding + tail).utf8)
+            expectSameEverywhere(.identity, bytes, cuts: [[padding.utf8.count], [padding.utf8.count, bytes.count - 2], [100_000, 200_000, 300_000]])
+        }
+    }
+
+    /// The minimised fuzz input of finding 1 itself (seed, mode, piece byte, record), and the same record in the
+    /// padded mode (bits 5 and 6: after 300 000 spaces), which still shows it.
+    @Test(arguments: [
+        [0x22, 0x3A, 0x7B, 0x69, 0x22, 0x2F, 0x00, 0x00, 0x00, 0x0A] as [UInt8],
+        [0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x62, 0x00],
+    ])
+    func fuzzFinding1Replays(_ header: [UInt8]) {
+        let input = header + Array(#""\uD888\u"1"#.utf8)
+        let report = input.withUnsafeBytes { EngineFuzzing.check($0) }
+        #expect(report == nil, "\(report ?? "")")
+    }
+
+    /// Every seed input of the fuzzer (Fuzz/corpus/) passes the fuzzer's check: the corpus stays meaningful, and
+    /// the check itself runs in the ordinary test suite.
+    @Test func seedCorpusPassesTheEngineCheck() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
+        let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+        #expect(files.count >= 30 && files.count <= 50)
+        for name in files {
+            let data = try [UInt8](Data(contentsOf: corpus.appendingPathComponent(name)))
+            #expect(data.count <= 16384, "\(name) is bigger than the fuzzer's -max_len")
+            let report = data.withUnsafeBytes { EngineFuzzing.check($0) }
+            #expect(report == nil, "Fuzz/corpus/\(name):\n\(report ?? "")")
+        }
+    }
+
+    /// The fuzz input format decodes as documented, and generation is deterministic.
+    @Test func fuzzInputDecoding() {
+        let input: [UInt8] = [2, 0, 0, 0, 0, 0, 0, 0, 0x0A, 7] + Array("{\"id\":1}\n\n[1]".utf8)
+        let c = input.withUnsafeBytes { EngineFuzzing.decode($0) }
+        #expect(c.seed == 2 && c.mode == 0x0A && c.pieceByte == 7)
+        #expect(c.options.maximumDepth == 2 + 7)
+        #expect(c.records == [Array("{\"id\":1}".utf8), [], Array("[1]".utf8)])
+        #expect(c.label.hasPrefix("events.spec.json"))
+        #expect(c.mapper != nil)
+        for mode: UInt8 in [0, 1, 3, 4, 5, 7] {
+            let bytes: [UInt8] = [0x5E, 0xED, 1, 2, 3, 4, 5, 6, mode, 9, 0x7B, 0x7D]
+            let a = bytes.withUnsafeBytes { EngineFuzzing.decode($0) }, b = bytes.withUnsafeBytes { EngineFuzzing.decode($0) }
+            #expect(a.label == b.label && a.records == b.records)
+        }
+    }
+}
