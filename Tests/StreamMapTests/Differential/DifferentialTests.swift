@@ -237,30 +237,8 @@ func render(_ e: MapError) -> String {
 
 func hex(_ v: UInt64) -> String { "0x" + String(v, radix: 16) }
 
-/// Bytes as readable text: valid UTF-8 as is (control characters escaped), invalid bytes as `\xNN`; long texts cut.
-func printable(_ bytes: [UInt8], limit: Int = 1500) -> String {
-    var out = ""
-    var i = 0
-    while i < bytes.count && i < limit {
-        let b = bytes[i]
-        let n = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 0
-        if n > 1, i + n <= bytes.count, let s = String(validating: bytes[i..<i + n], as: UTF8.self) {
-            out += s
-            i += n
-            continue
-        }
-        switch b {
-        case 0x0A: out += "\\n"
-        case 0x0D: out += "\\r"
-        case 0x09: out += "\\t"
-        case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(b))
-        default: out += "\\x" + (b < 16 ? "0" : "") + String(b, radix: 16)
-        }
-        i += 1
-    }
-    if bytes.count > limit { out += "… (\(bytes.count) bytes)" }
-    return out
-}
+/// Bytes as readable text (shared with the fuzz target).
+func printable(_ bytes: [UInt8], limit: Int = 1500) -> String { EngineFuzzing.printable(bytes, limit: limit) }
 
 func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
