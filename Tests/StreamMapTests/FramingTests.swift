@@ -88,8 +88,8 @@ struct FramingTests {
         #expect(frameAllChunkings("\n\r\n \t \n", .ndjson).records.isEmpty)
     }
 
-    @Test func ndjsonFramerKeepsItsAPI() {
-        var framer = NDJSONFramer()
+    @Test func ndjsonFramingAcrossTwoFeeds() {
+        var framer = RecordFramer(framing: .ndjson)
         var records: [Framed] = []
         Array("{\"a\":1}\r\n\n{\"b\"".utf8).withUnsafeBytes { raw in
             framer.feed(raw) { records.append(Framed($1.line, $1.byteOffset, String(decoding: $0, as: UTF8.self))) }

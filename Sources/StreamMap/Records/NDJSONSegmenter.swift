@@ -92,21 +92,3 @@ public struct NDJSONSegmenter: Sendable {
         withUnsafeBytes(of: UInt8(0x0D)) { body($0) }
     }
 }
-
-/// Collects a framer's pieces into whole records (for callers that want `map(record:)`).
-public struct WholeRecordCollector: RecordSegmentSink {
-    public private(set) var records: [(bytes: [UInt8], location: RecordLocation)] = []
-    private var current: [UInt8] = []
-    private var location = RecordLocation(line: 0, byteOffset: 0)
-    public init() {}
-    public mutating func recordBegins(at location: RecordLocation) {
-        current.removeAll(keepingCapacity: true)
-        self.location = location
-    }
-    public mutating func recordContinues(_ bytes: UnsafeRawBufferPointer) { current.append(contentsOf: bytes) }
-    public mutating func recordEnds() { records.append((current, location)) }
-    public mutating func drain() -> [(bytes: [UInt8], location: RecordLocation)] {
-        defer { records.removeAll(keepingCapacity: true) }
-        return records
-    }
-}

@@ -178,8 +178,6 @@ enum StreamMutation: CaseIterable {
 struct StreamCompiler {
     var mutation: StreamMutation? = nil
 
-    static func compile(_ mapper: Mapper) -> ValueSink { StreamCompiler().compile(mapper) }
-
     func compile(_ mapper: Mapper) -> ValueSink {
         switch mapper.kind {
         case .identity:
