@@ -34,6 +34,8 @@ final class Console {
 
     /// Control characters (U+0000–U+001F, U+007F–U+009F) as `\u00XX`; a backslash stays as it is.
     static func escape(_ s: String) -> String {
+        // Most messages have nothing to escape: U+007F–U+009F are 0x7F or 0xC2 0x80–0x9F in UTF-8.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for u in s.unicodeScalars {

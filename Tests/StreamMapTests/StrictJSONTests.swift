@@ -35,8 +35,8 @@ struct StrictJSONTests {
         (#"{"a":"\uD83Dx"}"#, 6, #"lone surrogate \uD83D in a string: not a Unicode character"#),
         (#"{"a":"\ud800\ud800\udc00"}"#, 6, #"lone surrogate \uD800 in a string: not a Unicode character"#),
         (#"{"\udfff":1}"#, 2, #"lone surrogate \uDFFF in a string: not a Unicode character"#),
-        ("{\"a\":1}\u{0C}", 7, #"form feed (\f) is not JSON whitespace"#),
-        ("{\"a\":\u{0B}1}", 5, #"vertical tab (\v) is not JSON whitespace"#),
+        ("{\"a\":1}\u{0C}", 7, #"form feed (\f) is not JSON whitespace, nor allowed raw in a string"#),
+        ("{\"a\":\u{0B}1}", 5, #"vertical tab (\v) is not JSON whitespace, nor allowed raw in a string"#),
     ])
     func rejected(_ text: String, _ offset: Int, _ message: String) {
         for outcome in outcomes(text) {

@@ -64,6 +64,11 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         text.utf8.allSatisfy { $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
     }
 
+    /// `isInteger` for a lexeme still in the parser's buffer.
+    static func isIntegerLexeme(_ text: UnsafeRawBufferPointer) -> Bool {
+        !text.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+    }
+
     public var description: String { text }
 }
 

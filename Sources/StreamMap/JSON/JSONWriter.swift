@@ -31,11 +31,15 @@ public struct JSONWriter: Sendable {
     @inline(__always) public mutating func writeRaw(_ byte: UInt8) { bytes.append(byte) }
     public mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
     public mutating func writeRaw(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
-    public mutating func writeNull() { bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+    public mutating func writeNull() { writeLiteral(0x6C6C_756E, count: 4) }
     public mutating func writeBool(_ b: Bool) {
-        if b { bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
+        if b { writeLiteral(0x6575_7274, count: 4) } else { writeLiteral(0x65_736C_6166, count: 5) }
+    }
+
+    /// Appends the first `count` bytes of `word`, little-end first (`null`, `true`, `false`) without allocating.
+    @inline(__always)
+    private mutating func writeLiteral(_ word: UInt64, count: Int) {
+        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
     public mutating func writeNumber(_ n: JSONNumber) { bytes.append(contentsOf: n.text.utf8) }
 

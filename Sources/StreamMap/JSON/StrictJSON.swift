@@ -1,16 +1,18 @@
 /// Corrects yajl 2.1 where it is laxer than RFC 8259, before yajl sees the bytes (README, "Robustness"):
 ///
-/// - `\f` (U+000C) and `\v` (U+000B) outside strings: yajl takes them for whitespace; JSON allows only space, tab,
-///   LF and CR. Rejected.
+/// - `\f` (U+000C) and `\v` (U+000B): yajl takes them for whitespace; JSON allows only space, tab, LF and CR
+///   (and no raw control character in a string). Rejected wherever they appear.
 /// - `\u` escapes that are lone or mismatched UTF-16 surrogates (`\uD800`, `\uDC00`, `\uD888\u1234`): yajl turns
 ///   them into `?`, invalid UTF-8 or a wrong character without a word. Rejected: a record is never changed
 ///   silently.
-///
-/// - Strings and keys must be valid UTF-8 by Unicode's rules (yajl checks only the structure): overlong forms,
+/// - Non-ASCII bytes must be valid UTF-8 by Unicode's rules (yajl checks only the structure): overlong forms,
 ///   encoded surrogates and code points above U+10FFFF are rejected — in mapped and skipped values alike.
 ///
-/// It is one pass over the input, mostly 8 bytes at a time. It keeps its state across chunks, so the verdict does
-/// not depend on how input is split.
+/// The scanner does not track where strings begin and end: outside a string, a backslash or a non-ASCII byte is a
+/// syntax error anyway, which yajl reports first (it parses everything before a violation, see
+/// `YajlParserCore.feed`). So only three kinds of byte stop it — non-ASCII, control and `\` — and the rest of
+/// the input is skipped 8 bytes at a time with a few instructions per word. It keeps its state across chunks, so
+/// the verdict does not depend on how input is split.
 struct StrictJSONScanner {
     struct Violation: Error {
         var offset: Int
@@ -23,7 +25,6 @@ struct StrictJSONScanner {
         case unicode(digits: Int, value: UInt32, start: Int)
     }
 
-    private var inString = false
     private var escape = Escape.none
     /// Inside a multi-byte UTF-8 sequence: continuation bytes still expected, and the range the next one must be in.
     private var utf8Remaining = 0
@@ -41,82 +42,119 @@ struct StrictJSONScanner {
         var i = 0
         let n = chunk.count
         while i < n {
-            if utf8Remaining > 0 {
-                // Continuation bytes of a multi-byte character (possibly split across chunks).
+            guard utf8Remaining == 0, case .none = escape, pendingHigh == nil else {
+                // In the middle of a character or an escape cut by a chunk's end, or after a high surrogate.
+                if let violation = step(p[i], at: i) { return violation }
+                i += 1
+                continue
+            }
+            // The fast path, while no character or escape is open: 8 bytes at a time to the next non-ASCII,
+            // control or `\` byte; whole characters and escapes in the chunk are checked in place.
+            fast: while true {
+                while i + 8 <= n {
+                    let mask = Self.interesting(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+                    if mask != 0 {
+                        i += mask.trailingZeroBitCount >> 3
+                        break
+                    }
+                    i += 8
+                }
+                if i + 8 > n {
+                    while i < n && !Self.byteMatters(p[i]) { i += 1 }
+                    if i == n { break fast }
+                }
                 let b = p[i]
-                guard b >= utf8Lower && b <= utf8Upper else { return (i, Self.invalidUTF8) }
-                utf8Remaining -= 1
-                utf8Lower = 0x80
-                utf8Upper = 0xBF
-                i += 1
-                continue
-            }
-            // Fast paths, 8 bytes at a time: in a string only `"`, `\` and non-ASCII bytes matter (unless an escape
-            // is in progress); outside, `"`, \v and \f.
-            if inString {
-                if case .none = escape, pendingHigh == nil {
-                    while i + 8 <= n && !Self.stringWordMatters(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) { i += 8 }
-                    while i < n && p[i] != 0x22 && p[i] != 0x5C && p[i] < 0x80 { i += 1 }
-                    if i == n { break }
-                }
-            } else {
-                while i + 8 <= n && !Self.outsideWordMatters(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) { i += 8 }
-                while i < n && p[i] != 0x22 && p[i] != 0x0B && p[i] != 0x0C { i += 1 }
-                if i == n { break }
-            }
-            let b = p[i]
-            if !inString {
-                if b == UInt8(ascii: "\"") {
-                    inString = true
-                } else if b == 0x0B || b == 0x0C {
-                    return (i, b == 0x0C ? "form feed (\\f) is not JSON whitespace" : "vertical tab (\\v) is not JSON whitespace")
-                }
-                i += 1
-                continue
-            }
-            if b >= 0x80 {
-                if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
-                guard startUTF8Sequence(b) else { return (i, Self.invalidUTF8) }
-                i += 1
-                continue
-            }
-            switch escape {
-            case .none:
-                if b == UInt8(ascii: "\\") {
-                    escape = .backslash
+                if b >= 0x80 {
+                    // A character cut by the chunk's end goes byte by byte.
+                    guard i + 3 < n else {
+                        guard startUTF8Sequence(b) else { return (i, Self.invalidUTF8) }
+                        i += 1
+                        break fast
+                    }
+                    switch Self.checkCharacter(p + i) {
+                    case .valid(let length): i += length
+                    case .invalid(let at): return (i + at, Self.invalidUTF8)
+                    }
+                } else if b == UInt8(ascii: "\\") {
+                    // An escape, or a pair of `\u` escapes.
+                    var j = i
+                    while j + 1 < n && p[j] == UInt8(ascii: "\\") {
+                        guard p[j + 1] == UInt8(ascii: "u") else {
+                            if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
+                            j += 2
+                            break
+                        }
+                        guard j + 5 < n, let v = Self.hex4(p + j + 2) else { break }
+                        if let violation = complete(v, start: base + j) { return (max(0, violation.offset - base), violation.message) }
+                        j += 6
+                        if pendingHigh == nil { break }
+                    }
+                    if j == i {
+                        escape = .backslash
+                        i += 1
+                        break fast
+                    }
+                    i = j
+                    if pendingHigh != nil { break fast }
                 } else {
-                    if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
-                    if b == UInt8(ascii: "\"") { inString = false }
-                }
-            case .backslash:
-                if b == UInt8(ascii: "u") {
-                    escape = .unicode(digits: 0, value: 0, start: base + i - 1)
-                } else {
-                    escape = .none
-                    if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
-                }
-            case .unicode(let digits, let value, let start):
-                guard let d = Self.hexValue(b) else {
-                    // A malformed escape: yajl reports it — unless a high surrogate is waiting for its low half,
-                    // which is decided here and now (not later, when yajl may already have seen more bytes).
-                    // The byte itself is examined again outside the escape (a `"` still ends the string).
-                    escape = .none
-                    if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
-                    continue
-                }
-                let v = value << 4 | d
-                if digits < 3 {
-                    escape = .unicode(digits: digits + 1, value: v, start: start)
-                } else {
-                    escape = .none
-                    if let violation = complete(v, start: start) { return (max(0, violation.offset - base), violation.message) }
+                    if b == 0x0B || b == 0x0C { return (i, b == 0x0C ? Self.formFeed : Self.verticalTab) }
+                    i += 1
                 }
             }
-            i += 1
         }
         return nil
     }
 
+    /// One byte through the states, for what the fast path leaves: characters and escapes cut by a chunk's end,
+    /// and whatever follows a high surrogate escape.
+    private mutating func step(_ b: UInt8, at i: Int) -> (index: Int, message: String)? {
+        if utf8Remaining > 0 {
+            guard b >= utf8Lower && b <= utf8Upper else { return (i, Self.invalidUTF8) }
+            utf8Remaining -= 1
+            utf8Lower = 0x80
+            utf8Upper = 0xBF
+            return nil
+        }
+        switch escape {
+        case .none:
+            if b == UInt8(ascii: "\\") {
+                escape = .backslash
+            } else if let high = pendingHigh {
+                return (max(0, high.start - base), Self.lone(high.value))
+            } else if b >= 0x80 {
+                guard startUTF8Sequence(b) else { return (i, Self.invalidUTF8) }
+            } else if b == 0x0B || b == 0x0C {
+                return (i, b == 0x0C ? Self.formFeed : Self.verticalTab)
+            }
+        case .backslash:
+            if b == UInt8(ascii: "u") {
+                escape = .unicode(digits: 0, value: 0, start: base + i - 1)
+            } else {
+                escape = .none
+                if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
+            }
+        case .unicode(let digits, let value, let start):
+            guard let d = Self.hexValue(b) else {
+                // A malformed escape: yajl reports it — unless a high surrogate is waiting for its low half,
+                // which is decided here and now (not later, when yajl may already have seen more bytes).
+                // The byte itself is examined again outside the escape.
+                escape = .none
+                if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
+                return step(b, at: i)
+            }
+            let v = value << 4 | d
+            if digits < 3 {
+                escape = .unicode(digits: digits + 1, value: v, start: start)
+            } else {
+                escape = .none
+                if let violation = complete(v, start: start) { return (max(0, violation.offset - base), violation.message) }
+            }
+        }
+        return nil
+    }
+
+    static let formFeed = "form feed (\\f) is not JSON whitespace, nor allowed raw in a string"
+    static let verticalTab = "vertical tab (\\v) is not JSON whitespace, nor allowed raw in a string"
     static let invalidUTF8 = UTF8Validation.invalidStringMessage
 
     /// A lead byte: how many continuation bytes follow and the allowed range of the first (Unicode Table 3-7).
@@ -139,15 +177,15 @@ struct StrictJSONScanner {
 
     @inline(__always) private static func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
 
-    /// Whether a word of string content holds `"`, `\` or a non-ASCII byte.
-    @inline(__always) private static func stringWordMatters(_ w: UInt64) -> Bool {
-        w & highs != 0 || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C))
+    /// The high bit of each byte of a word that is non-ASCII, a control byte (below 0x20) or `\`. Bytes below
+    /// 0x20 and `\` are found by per-byte borrows, which can mark a byte above a true one but never below it: the
+    /// lowest mark is exact.
+    @inline(__always) private static func interesting(_ w: UInt64) -> UInt64 {
+        let backslash = w ^ (ones &* 0x5C)
+        return ((w &- ones &* 0x20) | w | ((backslash &- ones) & ~backslash)) & highs
     }
 
-    /// Whether a word outside strings holds `"`, \v or \f.
-    @inline(__always) private static func outsideWordMatters(_ w: UInt64) -> Bool {
-        hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x0B)) || hasZeroByte(w ^ (ones &* 0x0C))
-    }
+    @inline(__always) private static func byteMatters(_ b: UInt8) -> Bool { b >= 0x80 || b < 0x20 || b == 0x5C }
 
     private mutating func complete(_ v: UInt32, start: Int) -> Violation? {
         switch v {
@@ -168,6 +206,42 @@ struct StrictJSONScanner {
         return "lone surrogate \\u\(hex) in a string: not a Unicode character"
     }
 
+    private enum CharacterCheck {
+        case valid(length: Int)
+        /// The offset (from the lead byte) of the first byte that makes the sequence invalid.
+        case invalid(at: Int)
+    }
+
+    /// Checks one multi-byte UTF-8 character whose (up to) 4 bytes are all readable, by Unicode's Table 3-7.
+    @inline(__always)
+    private static func checkCharacter(_ p: UnsafePointer<UInt8>) -> CharacterCheck {
+        let b = p[0]
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        let length: Int
+        switch b {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upper = 0x9F
+        case 0xF0: length = 4; lower = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upper = 0x8F
+        default: return .invalid(at: 0)
+        }
+        guard p[1] >= lower && p[1] <= upper else { return .invalid(at: 1) }
+        for k in 2..<length where p[k] & 0xC0 != 0x80 { return .invalid(at: k) }
+        return .valid(length: length)
+    }
+
+    /// Four hex digits as a value, or nil if one is not a hex digit.
+    @inline(__always)
+    private static func hex4(_ p: UnsafePointer<UInt8>) -> UInt32? {
+        guard let a = hexValue(p[0]), let b = hexValue(p[1]), let c = hexValue(p[2]), let d = hexValue(p[3]) else { return nil }
+        return a << 12 | b << 8 | c << 4 | d
+    }
+
+    @inline(__always)
     private static func hexValue(_ b: UInt8) -> UInt32? {
         switch b {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(b - UInt8(ascii: "0"))

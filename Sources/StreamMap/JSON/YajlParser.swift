@@ -43,20 +43,116 @@ nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_cal
     return p
 }()
 
+/// Lets the stream engine skip a value inside yajl. While a value is skipped, the handle's own callback table has
+/// no scalar and no key callbacks, so yajl calls no Swift code for them (and does not even decode their escapes);
+/// container events only count depth in `YajlParserCore`. A skipped value never reaches the consumers.
+///
+/// Only a consumer that receives its events alone may skip (not one of several fed by a `FanOut`): skipping
+/// hides the value from everyone.
+final class ParseSkip {
+    /// The callback table of the handle that parses the current record (one per compiled plan, so one per thread).
+    let table: UnsafeMutablePointer<yajl_callbacks>
+    /// Depth inside a skipped container; 0 when no container is being skipped.
+    @exclusivity(unchecked) var depth = 0
+    /// The value of the object member whose key was just received is skipped: a scalar passes unseen, a container
+    /// is skipped whole.
+    @exclusivity(unchecked) var pending = false
+
+    init() {
+        table = .allocate(capacity: 1)
+        table.initialize(to: yajlCallbackTable.pointee)
+    }
+
+    deinit { table.deallocate() }
+
+    /// Before a record: nothing is skipped.
+    func reset() {
+        depth = 0
+        pending = false
+        restore()
+    }
+
+    /// Skips the value that follows the key just received.
+    @inline(__always)
+    func skipNextValue() {
+        pending = true
+        silenceScalars()
+    }
+
+    /// Skips the rest of the container whose start was just received.
+    @inline(__always)
+    func skipContainer() {
+        depth = 1
+        silenceScalars()
+        table.pointee.yajl_map_key = nil
+    }
+
+    @inline(__always)
+    private func silenceScalars() {
+        table.pointee.yajl_null = nil
+        table.pointee.yajl_boolean = nil
+        table.pointee.yajl_number = nil
+        table.pointee.yajl_string = nil
+    }
+
+    @inline(__always)
+    func restore() { table.pointee = yajlCallbackTable.pointee }
+
+    /// A container starts: true when it is (part of) a skipped value.
+    @inline(__always)
+    func swallowsStart() -> Bool {
+        if depth > 0 {
+            depth += 1
+            return true
+        }
+        guard pending else { return false }
+        pending = false
+        depth = 1
+        table.pointee.yajl_map_key = nil
+        return true
+    }
+
+    /// A container ends: true when it is (part of) a skipped value. A key or the end of the object also ends a
+    /// pending skip whose value was a scalar.
+    @inline(__always)
+    func swallowsEnd() -> Bool {
+        if depth > 0 {
+            depth -= 1
+            if depth == 0 { restore() }
+            return true
+        }
+        endPending()
+        return false
+    }
+
+    @inline(__always)
+    func endPending() {
+        guard pending else { return }
+        pending = false
+        restore()
+    }
+}
+
 final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
     @exclusivity(unchecked) var handler: Handler
     private var handle: yajl_handle?
+    private let skip: ParseSkip?
     @exclusivity(unchecked) private var consumedBeforeChunk = 0
     @exclusivity(unchecked) private var depth = 0
     private let maximumDepth: Int
 
-    init(handler: Handler, options: JSONParserOptions) {
+    /// `skip`: the stream engine's skipping state (its table becomes the handle's callback table).
+    init(handler: Handler, options: JSONParserOptions, skip: ParseSkip? = nil) {
         self.handler = handler
         self.maximumDepth = options.maximumDepth
+        self.skip = skip
         super.init()
+        skip?.reset()
         let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
-        handle = yajl_alloc(yajlCallbackTable, nil, ctx)
+        handle = yajl_alloc(skip?.table ?? yajlCallbackTable, nil, ctx)
         _ = cyajl_config_bool(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
+        // `StrictJSONScanner` validates all UTF-8 (more strictly than yajl) before yajl sees it.
+        _ = cyajl_config_bool(handle, yajl_dont_validate_strings, 1)
     }
 
     deinit { yajl_free(handle) }
@@ -138,15 +234,28 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
     override func onBool(_ b: Bool) -> Bool { call { try $0.bool(b) } }
     override func onNumber(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.number(b) } }
     override func onString(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.string(b) } }
-    override func onStartMap() -> Bool { enter() && call { try $0.startObject() } }
-    override func onKey(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.key(b) } }
+    override func onStartMap() -> Bool {
+        guard enter() else { return false }
+        if let skip, skip.swallowsStart() { return true }
+        return call { try $0.startObject() }
+    }
+    override func onKey(_ b: UnsafeRawBufferPointer) -> Bool {
+        skip?.endPending()
+        return call { try $0.key(b) }
+    }
     override func onEndMap() -> Bool {
         depth -= 1
+        if let skip, skip.swallowsEnd() { return true }
         return call { try $0.endObject() }
     }
-    override func onStartArray() -> Bool { enter() && call { try $0.startArray() } }
+    override func onStartArray() -> Bool {
+        guard enter() else { return false }
+        if let skip, skip.swallowsStart() { return true }
+        return call { try $0.startArray() }
+    }
     override func onEndArray() -> Bool {
         depth -= 1
+        if let skip, skip.swallowsEnd() { return true }
         return call { try $0.endArray() }
     }
 }

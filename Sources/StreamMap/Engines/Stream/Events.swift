@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One parse event, with byte buffers borrowed from the parser (valid only during the call).
 enum JSONEvent {
     case null
@@ -41,6 +47,10 @@ enum JSONEvent {
 /// Consumes the events of one JSON value. `start` gets the value's first event; `next` the following ones
 /// (containers only). Both return true when the value is complete.
 class EventConsumer {
+    /// Set when this consumer receives its events alone: it may then skip values inside yajl (`ParseSkip`), which
+    /// is far cheaper than receiving their events. Owned by the compiled plan.
+    unowned(unsafe) var parseSkip: ParseSkip?
+
     func start(_ e: JSONEvent) throws -> Bool { fatalError("abstract") }
     func next(_ e: JSONEvent) throws -> Bool { fatalError("abstract") }
     /// Forget any value seen so far: what this consumer reads is absent again (a later duplicate key).
@@ -103,32 +113,97 @@ final class FanOut: EventConsumer {
     override func resetFound() { for c in consumers { c.resetFound() } }
 }
 
-/// Walks one step of a key path (`b` in `a.b.c`): in an object, the value of that key (last wins); in an array,
-/// the element at that index when the step is an index. Anything else leaves the target absent.
-final class PathStep: EventConsumer {
-    let key: [UInt8]
-    let index: Int?
-    let target: EventConsumer
-    /// Whether the step last went through an array (the error path then says `/3`, not `/"3"`).
-    @exclusivity(unchecked) private(set) var viaArray = false
+/// Matches keys, as raw bytes, against a fixed set: a linear scan for a few keys, an open-addressing table of
+/// FNV-1a hashes for more. Never allocates.
+struct KeyTable {
+    let keys: [[UInt8]]
+    private let slots: [Int32]
+    private let mask: Int
+    private static let linearLimit = 8
+
+    init(_ keys: [[UInt8]]) {
+        self.keys = keys
+        guard keys.count > Self.linearLimit else {
+            slots = []
+            mask = 0
+            return
+        }
+        var size = 16
+        while size < keys.count * 2 { size <<= 1 }
+        var slots = [Int32](repeating: -1, count: size)
+        for (i, key) in keys.enumerated() {
+            var slot = key.withUnsafeBytes { Int(truncatingIfNeeded: Self.hash($0)) } & (size - 1)
+            while slots[slot] >= 0 { slot = (slot + 1) & (size - 1) }
+            slots[slot] = Int32(i)
+        }
+        self.slots = slots
+        self.mask = size - 1
+    }
+
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        return h
+    }
+
+    @inline(__always)
+    private func matches(_ i: Int, _ key: UnsafeRawBufferPointer) -> Bool {
+        keys[i].withUnsafeBytes { k in
+            k.count == key.count && (k.count == 0 || memcmp(k.baseAddress!, key.baseAddress!, k.count) == 0)
+        }
+    }
+
+    /// The index of `key` in `keys`, if it is one of them.
+    func index(of key: UnsafeRawBufferPointer) -> Int? {
+        if slots.isEmpty {
+            for i in keys.indices where matches(i, key) { return i }
+            return nil
+        }
+        var slot = Int(truncatingIfNeeded: Self.hash(key)) & mask
+        while true {
+            let i = Int(slots[slot])
+            if i < 0 { return nil }
+            if matches(i, key) { return i }
+            slot = (slot + 1) & mask
+        }
+    }
+}
+
+/// The value at a prefix of source paths that continue below it (`user` for `user.id` and `user.screen_name`):
+/// in an object, the value of each key read below goes to that key's consumer (last duplicate wins); in an array,
+/// the element at each index read below. Everything else is skipped. Paths with a common prefix share its nodes,
+/// so a value is walked once however many fields read inside it.
+final class RouteNode: EventConsumer {
+    let children: [EventConsumer]
+    let keys: KeyTable
+    /// The children whose key is an array index, with that index.
+    private let indexed: [(index: Int, child: Int)]
+    /// Per child: whether the walk last reached it through an array (the error path then says `/3`, not `/"3"`).
+    @exclusivity(unchecked) private(set) var viaArray: [Bool]
     private let skipper = Skipper()
     @exclusivity(unchecked) private var inObject = false
     @exclusivity(unchecked) private var position = 0
-    @exclusivity(unchecked) private var awaitingValue = false
-    @exclusivity(unchecked) private var matchedKey = false
-    @exclusivity(unchecked) private var current: EventConsumer?
+    @exclusivity(unchecked) private unowned(unsafe) var current: EventConsumer?
+    /// The consumer of the member whose key just arrived.
+    @exclusivity(unchecked) private unowned(unsafe) var pending: EventConsumer?
 
-    init(key: String, target: EventConsumer) {
-        self.key = Array(key.utf8)
-        self.index = KeyPath.arrayIndex(key)
-        self.target = target
+    init(keys: [[UInt8]], children: [EventConsumer]) {
+        self.keys = KeyTable(keys)
+        self.children = children
+        var indexed: [(index: Int, child: Int)] = []
+        for (i, key) in keys.enumerated() {
+            if let index = KeyPath.arrayIndex(String(decoding: key, as: UTF8.self)) { indexed.append((index, i)) }
+        }
+        self.indexed = indexed
+        self.viaArray = Array(repeating: false, count: children.count)
     }
 
-    override func resetFound() { target.resetFound() }
+    override func resetFound() { for c in children { c.resetFound() } }
 
     override func start(_ e: JSONEvent) throws -> Bool {
         current = nil
-        awaitingValue = false
+        pending = nil
         position = 0
         switch e {
         case .startObject:
@@ -151,33 +226,42 @@ final class PathStep: EventConsumer {
             return false
         }
         if inObject {
-            if awaitingValue {
-                awaitingValue = false
-                let consumer: EventConsumer = matchedKey ? target : skipper
-                if !(try consumer.start(e)) { current = consumer }
+            if let c = pending {
+                pending = nil
+                if !(try c.start(e)) { current = c }
                 return false
             }
-            switch e {
-            case .key(let k):
-                matchedKey = k.elementsEqual(key)
-                if matchedKey {
-                    target.resetFound()
-                    viaArray = false
-                }
-                awaitingValue = true
-                return false
-            default:
-                return true  // endObject
+            guard case .key(let k) = e else { return true }  // endObject
+            if let i = keys.index(of: k) {
+                let child = children[i]
+                child.resetFound()
+                viaArray[i] = false
+                pending = child
+            } else if let parseSkip {
+                parseSkip.skipNextValue()
+            } else {
+                pending = skipper
             }
+            return false
         }
         if case .endArray = e { return true }
-        let matched = position == index
-        if matched {
-            target.resetFound()
-            viaArray = true
+        var consumer: EventConsumer? = nil
+        for entry in indexed where entry.index == position {
+            consumer = children[entry.child]
+            consumer!.resetFound()
+            viaArray[entry.child] = true
+            break
         }
-        let consumer: EventConsumer = matched ? target : skipper
-        if try consumer.start(e) { position += 1 } else { current = consumer }
+        if consumer == nil, let parseSkip {
+            switch e {
+            case .startObject, .startArray: parseSkip.skipContainer()
+            default: break
+            }
+            position += 1
+            return false
+        }
+        let c = consumer ?? skipper
+        if try c.start(e) { position += 1 } else { current = c }
         return false
     }
 }

@@ -15,17 +15,18 @@ final class FieldInput: EventConsumer {
 /// each field's value is mapped into its own slot as it arrives, and at the end of the object the output is
 /// assembled in spec order — reproducing `ObjectMapping.map` rule for rule (README, "Semantics").
 final class ObjectSink: ValueSink {
-    /// One source path of a field: its input terminal and the path steps after the first key.
+    /// One source path of a field: its input terminal and, for each step after the first key, the route node and
+    /// child that walk it.
     struct Source {
         let path: KeyPath
         let input: FieldInput
-        let steps: [PathStep]
+        let hops: [(node: RouteNode, child: Int)]
 
         /// The path actually walked (indexes where the walk went through arrays), or the path as keys if absent.
         func walkedPath() -> JSONPath {
             var components: [PathComponent] = [.key(path.steps[0])]
             for (i, step) in path.steps.dropFirst().enumerated() {
-                if input.found, steps[i].viaArray, let index = KeyPath.arrayIndex(step) {
+                if input.found, hops[i].node.viaArray[hops[i].child], let index = KeyPath.arrayIndex(step) {
                     components.append(.index(index))
                 } else {
                     components.append(.key(step))
@@ -37,7 +38,7 @@ final class ObjectSink: ValueSink {
 
     struct FieldPlan {
         let field: ObjectMapping.Field
-        let sources: [Source]
+        var sources: [Source]
         /// The sink whose result the field writes: the streaming sink of a single source, or a sink that
         /// evaluates the field's mapper on the sources' captured values.
         let result: ValueSink
@@ -54,14 +55,10 @@ final class ObjectSink: ValueSink {
         var children: [Int] = []
     }
 
-    struct Route {
-        let key: [UInt8]
-        let consumer: EventConsumer
-    }
-
     @exclusivity(unchecked) private var fields: [FieldPlan]
-    private let routes: [Route]
-    private let routeByHash: [UInt64: [Int]]
+    /// The consumers of the first keys of the source paths.
+    private let routeKeys: KeyTable
+    private let routes: [EventConsumer]
     private let keepUnmapped: Bool
     private let keyStyle: KeyStyle?
     private let passThroughSink: ValueSink?
@@ -84,28 +81,42 @@ final class ObjectSink: ValueSink {
 
     /// Compiles a streamable object mapping, or returns nil when its destinations repeat or nest in each other
     /// (then the materializing base sink gives the tree's exact behaviour, write errors included).
-    init?(_ mapper: Mapper, mapping: ObjectMapping, compile: (Mapper) -> ValueSink) {
+    init?(_ mapper: Mapper, mapping: ObjectMapping, exclusive: Bool, compiler: StreamCompiler) {
         var allDestinations: [[String]] = []
         for f in mapping.fields { allDestinations += f.destinations.map(\.steps) }
         for (i, a) in allDestinations.enumerated() {
             for b in allDestinations[(i + 1)...] where KeyPath.overlaps(a, b) { return nil }
         }
 
+        // The source paths as a tree of prefixes; a value read by several consumers (a `FanOut`) may not be
+        // skipped inside yajl by any of them.
+        let trie = SourceTrie()
+        var terminals: [(field: Int, source: Int)] = []
+        for (fi, field) in mapping.fields.enumerated() {
+            for (si, path) in field.sources.enumerated() {
+                var node = trie
+                for step in path.steps { node = node.child(Array(step.utf8)) }
+                node.inputs.append(terminals.count)
+                terminals.append((fi, si))
+            }
+        }
+        var alone = [Bool](repeating: false, count: terminals.count)
+        for child in trie.children { child.markAlone(exclusive, &alone) }
+
         var plans: [FieldPlan] = []
-        var consumersByKey: [(key: [UInt8], consumers: [EventConsumer])] = []
+        var inputs: [FieldInput] = []
         var nodes = [DestinationNode(keyBytes: [], slot: nil)]
         var slotSource: [(field: Int, part: Int?)] = []
         for (fi, field) in mapping.fields.enumerated() {
             let single = field.sources.count == 1 && field.destinations.count == 1
             let resultSink: ValueSink
             if single {
-                resultSink = compile(field.mapper)
+                resultSink = compiler.compile(field.mapper, exclusive: alone[inputs.count])
             } else {
                 resultSink = ValueSink(field.mapper)
                 resultSink.keepsValue = true
             }
-            var sources: [Source] = []
-            for path in field.sources {
+            for _ in field.sources {
                 let sink: ValueSink
                 if field.sources.count == 1 {
                     sink = resultSink
@@ -113,21 +124,7 @@ final class ObjectSink: ValueSink {
                     sink = ValueSink(.identity)
                     sink.keepsValue = true
                 }
-                let input = FieldInput(sink)
-                var target: EventConsumer = input
-                var steps: [PathStep] = []
-                for step in path.steps.dropFirst().reversed() {
-                    let s = PathStep(key: step, target: target)
-                    steps.insert(s, at: 0)
-                    target = s
-                }
-                sources.append(Source(path: path, input: input, steps: steps))
-                let key = Array(path.steps[0].utf8)
-                if let i = consumersByKey.firstIndex(where: { $0.key == key }) {
-                    consumersByKey[i].consumers.append(target)
-                } else {
-                    consumersByKey.append((key, [target]))
-                }
+                inputs.append(FieldInput(sink))
             }
             var slots: [Int] = []
             for (pi, destination) in field.destinations.enumerated() {
@@ -150,19 +147,24 @@ final class ObjectSink: ValueSink {
                 }
             }
             plans.append(FieldPlan(
-                field: field, sources: sources, result: resultSink,
+                field: field, sources: [], result: resultSink,
                 destinationPaths: field.destinations.map(\.destinationPath), slots: slots,
                 parts: Array(repeating: JSONWriter(), count: field.destinations.count)))
         }
-        var routes: [Route] = []
-        var byHash: [UInt64: [Int]] = [:]
-        for (key, consumers) in consumersByKey {
-            byHash[Self.hash(key), default: []].append(routes.count)
-            routes.append(Route(key: key, consumer: consumers.count == 1 ? consumers[0] : FanOut(consumers)))
+        routes = trie.children.map { $0.consumer(inputs: inputs, skip: compiler.skip) }
+        routeKeys = KeyTable(trie.keys)
+        for (t, terminal) in terminals.enumerated() {
+            let path = mapping.fields[terminal.field].sources[terminal.source]
+            var hops: [(node: RouteNode, child: Int)] = []
+            var node = trie.children[trie.keys.firstIndex(of: Array(path.steps[0].utf8))!]
+            for step in path.steps.dropFirst() {
+                let child = node.keys.firstIndex(of: Array(step.utf8))!
+                hops.append((node.route!, child))
+                node = node.children[child]
+            }
+            plans[terminal.field].sources.append(Source(path: path, input: inputs[t], hops: hops))
         }
         self.fields = plans
-        self.routes = routes
-        self.routeByHash = byHash
         self.nodes = nodes
         self.slotSource = slotSource
         self.slotFilled = Array(repeating: false, count: slotSource.count)
@@ -177,32 +179,20 @@ final class ObjectSink: ValueSink {
         case .keep(let style, let values):
             keepUnmapped = true
             keyStyle = style
-            passThroughSink = values.map(compile) ?? CopySink(.identity, allowed: nil)
+            passThroughSink = values.map { compiler.compile($0, exclusive: exclusive) } ?? CopySink(.identity, allowed: nil)
+            if exclusive { passThroughSink?.parseSkip = compiler.skip }
         }
         reserved = mapping.reservedDestinationKeys
         super.init(mapper)
     }
 
-    @inline(__always)
-    static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return h
-    }
-
-    private func route(for key: UnsafeRawBufferPointer) -> EventConsumer? {
-        if routes.count <= 8 {
-            for r in routes where key.elementsEqual(r.key) { return r.consumer }
-            return nil
-        }
-        guard let candidates = routeByHash[Self.hash(key)] else { return nil }
-        for i in candidates where key.elementsEqual(routes[i].key) { return routes[i].consumer }
-        return nil
-    }
-
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startArray = e {
             setResult(.failure(.typeMismatch(expected: "object", found: .array([]))))
+            if let parseSkip {
+                parseSkip.skipContainer()
+                return true
+            }
             skipping = true
             return try skipper.start(e)
         }
@@ -210,7 +200,7 @@ final class ObjectSink: ValueSink {
         pendingConsumer = nil
         currentPassThroughKey = nil
         current = nil
-        for r in routes { r.consumer.resetFound() }
+        for r in routes { r.resetFound() }
         passThrough.removeAll(keepingCapacity: true)
         passThroughIndex.removeAll(keepingCapacity: true)
         return false
@@ -230,12 +220,15 @@ final class ObjectSink: ValueSink {
         }
         switch e {
         case .key(let k):
-            if let r = route(for: k) {
+            if let i = routeKeys.index(of: k) {
+                let r = routes[i]
                 r.resetFound()
                 pendingConsumer = r
             } else if keepUnmapped {
                 currentPassThroughKey = try JSONTreeBuilder.makeString(k)
                 pendingConsumer = passThroughSink
+            } else if let parseSkip {
+                parseSkip.skipNextValue()
             } else {
                 pendingConsumer = skipper
             }
@@ -270,25 +263,26 @@ final class ObjectSink: ValueSink {
         for s in slotFilled.indices { slotFilled[s] = false }
         for fi in fields.indices {
             let plan = fields[fi]
-            let sourcePaths: [JSONPath]
             if plan.sources.count == 1 {
                 if !plan.sources[0].input.found { plan.result.resolveAbsent() }
-                sourcePaths = [plan.sources[0].walkedPath()]
             } else {
                 var values: [JSONValue] = []
                 var complete = true
                 for s in plan.sources {
                     if s.input.found, let v = s.input.sink.value { values.append(v) } else { complete = false }
                 }
-                sourcePaths = plan.sources.map { $0.walkedPath() }
                 plan.result.clear()
                 plan.result.setResult(plan.field.mapper.map(complete ? .array(values) : nil))
             }
             let r = plan.result
-            for var e in r.errors {
-                e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)
-                e.destinationPath = ObjectMapping.attach(e.destinationPath, to: plan.destinationPaths)
-                errs.append(e)
+            if !r.errors.isEmpty {
+                // Paths are built only for errors (most records have none).
+                let sourcePaths = plan.sources.map { $0.walkedPath() }
+                for var e in r.errors {
+                    e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)
+                    e.destinationPath = ObjectMapping.attach(e.destinationPath, to: plan.destinationPaths)
+                    errs.append(e)
+                }
             }
             guard !r.isFatal, r.kind != .absent else { continue }
             if plan.slots.count == 1 {
@@ -298,7 +292,7 @@ final class ObjectSink: ValueSink {
             guard case .array(let parts)? = r.value, parts.count == plan.slots.count else {
                 let n = plan.slots.count
                 let error = MapError(.write, "expected an array of \(n) values for \(n) destinations, found \(MapError.describe(r.value))")
-                errs.append(error.prefixed(source: sourcePaths[0], destination: .root))
+                errs.append(error.prefixed(source: plan.sources[0].walkedPath(), destination: .root))
                 continue
             }
             for (pi, part) in parts.enumerated() {
@@ -403,5 +397,46 @@ final class ObjectSink: ValueSink {
             }
         }
         return count
+    }
+}
+
+/// The fields' source paths as a tree of prefixes, at compile time: each node is a value some sources read or
+/// walk through.
+final class SourceTrie {
+    private(set) var keys: [[UInt8]] = []
+    private(set) var children: [SourceTrie] = []
+    /// The terminals (indexes of field inputs) whose path ends here.
+    var inputs: [Int] = []
+    /// The node's route, once built (when paths continue below it).
+    private(set) var route: RouteNode?
+
+    func child(_ key: [UInt8]) -> SourceTrie {
+        if let i = keys.firstIndex(of: key) { return children[i] }
+        keys.append(key)
+        children.append(SourceTrie())
+        return children[children.count - 1]
+    }
+
+    /// Whether the value here goes to several consumers (then through a `FanOut`).
+    private var fans: Bool { inputs.count + (children.isEmpty ? 0 : 1) > 1 }
+    /// Whether this node's consumers receive its events alone (set by `markAlone`).
+    private var alone = false
+
+    func markAlone(_ parentAlone: Bool, _ terminals: inout [Bool]) {
+        alone = parentAlone && !fans
+        for i in inputs { terminals[i] = alone }
+        for c in children { c.markAlone(alone, &terminals) }
+    }
+
+    /// The consumer of this node's value: a field input, a route node, or a fan-out to several of them.
+    func consumer(inputs fieldInputs: [FieldInput], skip: ParseSkip) -> EventConsumer {
+        var parts: [EventConsumer] = inputs.map { fieldInputs[$0] }
+        if !children.isEmpty {
+            let node = RouteNode(keys: keys, children: children.map { $0.consumer(inputs: fieldInputs, skip: skip) })
+            if alone { node.parseSkip = skip }
+            route = node
+            parts.append(node)
+        }
+        return parts.count == 1 ? parts[0] : FanOut(parts)
     }
 }

@@ -26,17 +26,17 @@ public struct StreamEngine: RecordEngine {
         self.parserOptions = parserOptions
         self.parserOptions.allowMultipleValues = false
         self.mutation = mutation
-        self.plan = CompiledPlan(StreamCompiler(mutation: mutation).compile(mapper))
+        self.plan = CompiledPlan(mapper, mutation: mutation)
     }
 
     /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
-        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(StreamCompiler(mutation: mutation).compile(mapper)) }
+        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, mutation: mutation) }
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
-        let parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions)
+        let parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions, skip: plan.skip)
         do {
             try parser.feed(record)
             try parser.finish()
@@ -48,7 +48,7 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func beginRecord() {
         ensureUniquePlan()
-        parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions)
+        parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions, skip: plan.skip)
         failure = nil
         held.removeAll(keepingCapacity: true)
         scanner = TokenBoundaryScanner()
@@ -128,10 +128,15 @@ public struct StreamEngine: RecordEngine {
     }
 }
 
-/// The compiled sinks of one engine value.
+/// The compiled sinks of one engine value, and the skipping state they share with the parser.
 final class CompiledPlan {
+    let skip: ParseSkip
     let root: ValueSink
-    init(_ root: ValueSink) { self.root = root }
+    init(_ mapper: Mapper, mutation: StreamMutation?) {
+        let skip = ParseSkip()
+        self.skip = skip
+        self.root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: true)
+    }
 }
 
 /// Forwards yajl's callbacks to the compiled root consumer.
@@ -177,8 +182,18 @@ enum StreamMutation: CaseIterable {
 
 struct StreamCompiler {
     var mutation: StreamMutation? = nil
+    /// The plan's skipping state, given to the consumers that receive their events alone.
+    let skip: ParseSkip
 
-    func compile(_ mapper: Mapper) -> ValueSink {
+    /// `exclusive`: the sink receives its events alone (not through a `FanOut`), so it may skip inside yajl.
+    func compile(_ mapper: Mapper, exclusive: Bool) -> ValueSink {
+        let sink = compileSink(mapper, exclusive: exclusive)
+        if exclusive { sink.parseSkip = skip }
+        return sink
+    }
+
+    private func compileSink(_ mapper: Mapper, exclusive: Bool) -> ValueSink {
+        let compile = { (m: Mapper) in self.compile(m, exclusive: exclusive) }
         switch mapper.kind {
         case .identity:
             return CopySink(mapper, allowed: nil, keepFirstDuplicate: mutation == .duplicateKeysFirstWins)
@@ -195,7 +210,7 @@ struct StreamCompiler {
             sink.fatalElementsDropped = mutation == .fatalElementsDropped
             return sink
         case .object(let mapping):
-            return ObjectSink(mapper, mapping: mapping, compile: compile) ?? ValueSink(mapper)
+            return ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) ?? ValueSink(mapper)
         case .split(let forward, _):
             return compile(forward)
         default:

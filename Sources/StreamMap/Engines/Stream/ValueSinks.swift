@@ -35,9 +35,14 @@ class ValueSink: EventConsumer {
         case .startObject, .startArray:
             return try startContainer(e)
         default:
-            setResult(mapper.map(try e.scalarValue()))
+            try startScalar(e)
             return true
         }
+    }
+
+    /// A scalar value: mapped by `Mapper.map`. Subclasses take faster routes with the same result.
+    func startScalar(_ e: JSONEvent) throws {
+        setResult(mapper.map(try e.scalarValue()))
     }
 
     override func next(_ e: JSONEvent) throws -> Bool { try nextInContainer(e) }
@@ -117,6 +122,10 @@ final class CopySink: ValueSink {
         if case .startObject = e { isObject = true } else { isObject = false }
         if let allowed, !allowed.contains(isObject ? .object : .array) {
             errors = [.typeMismatch(expected: allowed.description, found: isObject ? .object(JSONObject()) : .array([]))]
+            if let parseSkip {
+                parseSkip.skipContainer()
+                return true
+            }
             skipping = true
             return try skipper.start(e)
         }
@@ -126,6 +135,31 @@ final class CopySink: ValueSink {
         keyRanges.removeAll(keepingCapacity: true)
         open(isObject)
         return false
+    }
+
+    /// A scalar that passes the check is written from the event's bytes, as `Mapper.map` then `JSONWriter.write`
+    /// would write it; one that fails takes the exact route (its error describes the value).
+    override func startScalar(_ e: JSONEvent) throws {
+        guard !keepsValue else { return try super.startScalar(e) }
+        let type: JSONType
+        switch e {
+        case .null: type = .null
+        case .bool: type = .boolean
+        case .number(let text): type = JSONNumber.isIntegerLexeme(text) ? .integer : .number
+        default: type = .string
+        }
+        if let allowed, !allowed.contains(JSONTypeSet(type)) { return try super.startScalar(e) }
+        switch e {
+        case .null:
+            output.writeNull()
+            kind = .null
+            return
+        case .bool(let b): output.writeBool(b)
+        case .number(let text): output.writeRaw(text)
+        case .string(let utf8): output.writeString(utf8: utf8)
+        default: break
+        }
+        kind = .value
     }
 
     private func open(_ isObject: Bool) {
@@ -229,6 +263,7 @@ final class NotNullSink: ValueSink {
     }
     override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
     override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
+    override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
     private func finish() -> Bool {
         if inner.errors.isEmpty && inner.kind != .value {
             setResult(.failure(MapError(.required, "value is required, found \(inner.kind == .null ? "null" : "absent")")))
@@ -250,6 +285,7 @@ final class NonFatalSink: ValueSink {
     }
     override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
     override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
+    override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
     private func finish() -> Bool {
         if inner.isFatal {
             setResult(.success(fallback?.make(), warnings: inner.errors))
@@ -271,6 +307,12 @@ final class PolicySink: ValueSink {
     }
     override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
     override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
+    /// A non-null scalar goes to the inner sink (the policy only decides absent and null values, and what a fatal
+    /// inner result becomes); a null the policy handles itself takes the exact route.
+    override func startScalar(_ e: JSONEvent) throws {
+        if case .null = e, policy.null != .passToMapper { return try super.startScalar(e) }
+        _ = try inner.start(e) ? finish() : false
+    }
     private func finish() -> Bool {
         if inner.isFatal {
             setResult(Mapper.apply(policy.invalid, errors: inner.errors))
@@ -301,6 +343,10 @@ final class ArraySink: ValueSink {
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startObject = e {
             setResult(.failure(.typeMismatch(expected: "array", found: .object(JSONObject()))))
+            if let parseSkip {
+                parseSkip.skipContainer()
+                return true
+            }
             skipping = true
             return try skipper.start(e)
         }
