@@ -52,3 +52,42 @@ struct StreamEnginePiecesTests {
         }
     }
 }
+
+@Suite("Stream engine: object layouts")
+struct ObjectLayoutTests {
+    /// The stream engine caches how an object is laid out for each set of filled destinations (up to a limit, and
+    /// up to 64 slots); past either limit it lays out each record anew. All three routes must write what the tree
+    /// writes: 8 optional fields give 256 sets of filled fields, more than the cache holds.
+    @Test("cached, uncached and over-64-slot layouts match the tree", arguments: [8, 70])
+    func layoutsMatchTheTree(_ fieldCount: Int) throws {
+        var fields: [String] = []
+        for i in 0..<fieldCount {
+            // Nested, shared and flat destinations, so that the order of first use matters.
+            let to = i % 3 == 0 ? "n\(i % 5).f\(i)" : (i % 3 == 1 ? "shared.f\(i)" : "f\(i)")
+            fields.append(#""k\#(i)":{"to":"\#(to)","missing":"omit","null":"omit"}"#)
+        }
+        let mapper = try Spec(json: #"{"fields":{"# + fields.joined(separator: ",") + "}}").mapper
+        var stream = StreamEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
+        var rng = SystemRandomNumberGenerator()
+        var patterns = Set<[Bool]>()
+        for _ in 0..<400 {
+            let present = (0..<fieldCount).map { _ in Bool.random(using: &rng) }
+            patterns.insert(present)
+            // Members in a shuffled order, absent ones sometimes null instead.
+            var members: [String] = []
+            for (i, p) in present.enumerated() {
+                if p { members.append(#""k\#(i)":\#(i)"#) } else if Bool.random(using: &rng) { members.append(#""k\#(i)":null"#) }
+            }
+            members.shuffle(using: &rng)
+            let record = Array(("{" + members.joined(separator: ",") + "}").utf8)
+            var expected = JSONWriter()
+            let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &expected) }
+            var actual = JSONWriter()
+            let streamOutcome = record.withUnsafeBytes { stream.map(record: $0, into: &actual) }
+            #expect(streamOutcome == treeOutcome)
+            #expect(actual.bytes == expected.bytes, "\(String(decoding: record, as: UTF8.self))")
+        }
+        #expect(patterns.count > 40, "the run must go past the layout cache")
+    }
+}

@@ -13,9 +13,11 @@ class YajlCallbackTarget {
     func onStartArray() -> Bool { fatalError("abstract") }
     func onEndArray() -> Bool { fatalError("abstract") }
 
+    /// Calls `body` on the parser behind yajl's context pointer, without retaining it (the parser outlives the
+    /// parse it drives).
     @inline(__always)
-    static func from(_ ctx: UnsafeMutableRawPointer?) -> YajlCallbackTarget {
-        Unmanaged<YajlCallbackTarget>.fromOpaque(ctx!).takeUnretainedValue()
+    static func with(_ ctx: UnsafeMutableRawPointer?, _ body: (YajlCallbackTarget) -> Bool) -> Int32 {
+        Unmanaged<YajlCallbackTarget>.fromOpaque(ctx!)._withUnsafeGuaranteedRef(body) ? 1 : 0
     }
 }
 
@@ -24,22 +26,22 @@ class YajlCallbackTarget {
 nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_callbacks> = {
     let p = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     p.initialize(to: yajl_callbacks())
-    p.pointee.yajl_null = { ctx in YajlCallbackTarget.from(ctx).onNull() ? 1 : 0 }
-    p.pointee.yajl_boolean = { ctx, b in YajlCallbackTarget.from(ctx).onBool(b != 0) ? 1 : 0 }
+    p.pointee.yajl_null = { ctx in YajlCallbackTarget.with(ctx) { $0.onNull() } }
+    p.pointee.yajl_boolean = { ctx, b in YajlCallbackTarget.with(ctx) { $0.onBool(b != 0) } }
     // yajl_integer and yajl_double stay nil: with yajl_number set, yajl hands over every number's exact lexeme.
     p.pointee.yajl_number = { ctx, s, n in
-        YajlCallbackTarget.from(ctx).onNumber(UnsafeRawBufferPointer(start: s, count: n)) ? 1 : 0
+        YajlCallbackTarget.with(ctx) { $0.onNumber(UnsafeRawBufferPointer(start: s, count: n)) }
     }
     p.pointee.yajl_string = { ctx, s, n in
-        YajlCallbackTarget.from(ctx).onString(UnsafeRawBufferPointer(start: s, count: n)) ? 1 : 0
+        YajlCallbackTarget.with(ctx) { $0.onString(UnsafeRawBufferPointer(start: s, count: n)) }
     }
-    p.pointee.yajl_start_map = { ctx in YajlCallbackTarget.from(ctx).onStartMap() ? 1 : 0 }
+    p.pointee.yajl_start_map = { ctx in YajlCallbackTarget.with(ctx) { $0.onStartMap() } }
     p.pointee.yajl_map_key = { ctx, s, n in
-        YajlCallbackTarget.from(ctx).onKey(UnsafeRawBufferPointer(start: s, count: n)) ? 1 : 0
+        YajlCallbackTarget.with(ctx) { $0.onKey(UnsafeRawBufferPointer(start: s, count: n)) }
     }
-    p.pointee.yajl_end_map = { ctx in YajlCallbackTarget.from(ctx).onEndMap() ? 1 : 0 }
-    p.pointee.yajl_start_array = { ctx in YajlCallbackTarget.from(ctx).onStartArray() ? 1 : 0 }
-    p.pointee.yajl_end_array = { ctx in YajlCallbackTarget.from(ctx).onEndArray() ? 1 : 0 }
+    p.pointee.yajl_end_map = { ctx in YajlCallbackTarget.with(ctx) { $0.onEndMap() } }
+    p.pointee.yajl_start_array = { ctx in YajlCallbackTarget.with(ctx) { $0.onStartArray() } }
+    p.pointee.yajl_end_array = { ctx in YajlCallbackTarget.with(ctx) { $0.onEndArray() } }
     return p
 }()
 
@@ -49,40 +51,52 @@ nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_cal
 ///
 /// Only a consumer that receives its events alone may skip (not one of several fed by a `FanOut`): skipping
 /// hides the value from everyone.
-final class ParseSkip {
-    /// The callback table of the handle that parses the current record (one per compiled plan, so one per thread).
-    let table: UnsafeMutablePointer<yajl_callbacks>
-    /// Depth inside a skipped container; 0 when no container is being skipped.
-    @exclusivity(unchecked) var depth = 0
-    /// The value of the object member whose key was just received is skipped: a scalar passes unseen, a container
-    /// is skipped whole.
-    @exclusivity(unchecked) var pending = false
-
-    init() {
-        table = .allocate(capacity: 1)
-        table.initialize(to: yajlCallbackTable.pointee)
+struct ParseSkip {
+    private struct State {
+        /// Depth inside a skipped container; 0 when no container is being skipped.
+        var depth = 0
+        /// The value of the object member whose key was just received is skipped: a scalar passes unseen, a
+        /// container is skipped whole.
+        var pending = false
     }
 
-    deinit { table.deallocate() }
+    /// The callback table of the handle that parses the current record.
+    let table: UnsafeMutablePointer<yajl_callbacks>
+    private let state: UnsafeMutablePointer<State>
+
+    /// A handle to new skipping state (one per compiled plan, so one per thread); copies share it. The owner
+    /// calls `deallocate` when done.
+    static func allocate() -> ParseSkip { ParseSkip() }
+
+    private init() {
+        table = .allocate(capacity: 1)
+        table.initialize(to: yajlCallbackTable.pointee)
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+    }
+
+    func deallocate() {
+        table.deallocate()
+        state.deallocate()
+    }
 
     /// Before a record: nothing is skipped.
     func reset() {
-        depth = 0
-        pending = false
+        state.pointee = State()
         restore()
     }
 
     /// Skips the value that follows the key just received.
     @inline(__always)
     func skipNextValue() {
-        pending = true
+        state.pointee.pending = true
         silenceScalars()
     }
 
     /// Skips the rest of the container whose start was just received.
     @inline(__always)
     func skipContainer() {
-        depth = 1
+        state.pointee.depth = 1
         silenceScalars()
         table.pointee.yajl_map_key = nil
     }
@@ -96,18 +110,18 @@ final class ParseSkip {
     }
 
     @inline(__always)
-    func restore() { table.pointee = yajlCallbackTable.pointee }
+    private func restore() { table.pointee = yajlCallbackTable.pointee }
 
     /// A container starts: true when it is (part of) a skipped value.
     @inline(__always)
     func swallowsStart() -> Bool {
-        if depth > 0 {
-            depth += 1
+        if state.pointee.depth > 0 {
+            state.pointee.depth += 1
             return true
         }
-        guard pending else { return false }
-        pending = false
-        depth = 1
+        guard state.pointee.pending else { return false }
+        state.pointee.pending = false
+        state.pointee.depth = 1
         table.pointee.yajl_map_key = nil
         return true
     }
@@ -116,9 +130,9 @@ final class ParseSkip {
     /// pending skip whose value was a scalar.
     @inline(__always)
     func swallowsEnd() -> Bool {
-        if depth > 0 {
-            depth -= 1
-            if depth == 0 { restore() }
+        if state.pointee.depth > 0 {
+            state.pointee.depth -= 1
+            if state.pointee.depth == 0 { restore() }
             return true
         }
         endPending()
@@ -127,8 +141,8 @@ final class ParseSkip {
 
     @inline(__always)
     func endPending() {
-        guard pending else { return }
-        pending = false
+        guard state.pointee.pending else { return }
+        state.pointee.pending = false
         restore()
     }
 }

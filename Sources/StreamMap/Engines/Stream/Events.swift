@@ -49,7 +49,7 @@ enum JSONEvent {
 class EventConsumer {
     /// Set when this consumer receives its events alone: it may then skip values inside yajl (`ParseSkip`), which
     /// is far cheaper than receiving their events. Owned by the compiled plan.
-    unowned(unsafe) var parseSkip: ParseSkip?
+    var parseSkip: ParseSkip?
 
     func start(_ e: JSONEvent) throws -> Bool { fatalError("abstract") }
     func next(_ e: JSONEvent) throws -> Bool { fatalError("abstract") }
@@ -113,16 +113,21 @@ final class FanOut: EventConsumer {
     override func resetFound() { for c in consumers { c.resetFound() } }
 }
 
-/// Matches keys, as raw bytes, against a fixed set: a linear scan for a few keys, an open-addressing table of
-/// FNV-1a hashes for more. Never allocates.
+/// Matches keys, as raw bytes, against a fixed set. A key is first compared by its length and its first 8 bytes
+/// as one word (so most keys are told apart with two compares): a linear scan for a few keys, an open-addressing
+/// table on that word for more. Never allocates.
 struct KeyTable {
     let keys: [[UInt8]]
+    private let lengths: [Int]
+    private let prefixes: [UInt64]
     private let slots: [Int32]
     private let mask: Int
     private static let linearLimit = 8
 
     init(_ keys: [[UInt8]]) {
         self.keys = keys
+        lengths = keys.map(\.count)
+        prefixes = keys.map { key in key.withUnsafeBytes { Self.prefix($0) } }
         guard keys.count > Self.linearLimit else {
             slots = []
             mask = 0
@@ -131,8 +136,8 @@ struct KeyTable {
         var size = 16
         while size < keys.count * 2 { size <<= 1 }
         var slots = [Int32](repeating: -1, count: size)
-        for (i, key) in keys.enumerated() {
-            var slot = key.withUnsafeBytes { Int(truncatingIfNeeded: Self.hash($0)) } & (size - 1)
+        for i in keys.indices {
+            var slot = Self.slot(prefixes[i], lengths[i], mask: size - 1)
             while slots[slot] >= 0 { slot = (slot + 1) & (size - 1) }
             slots[slot] = Int32(i)
         }
@@ -140,31 +145,40 @@ struct KeyTable {
         self.mask = size - 1
     }
 
+    /// The first 8 bytes of a key as a word (zero-padded).
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return h
+    static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        if key.count >= 8 { return key.loadUnaligned(as: UInt64.self) }
+        var w: UInt64 = 0
+        for (i, b) in key.enumerated() { w |= UInt64(b) << (8 * UInt64(i)) }
+        return w
     }
 
     @inline(__always)
-    private func matches(_ i: Int, _ key: UnsafeRawBufferPointer) -> Bool {
-        keys[i].withUnsafeBytes { k in
-            k.count == key.count && (k.count == 0 || memcmp(k.baseAddress!, key.baseAddress!, k.count) == 0)
-        }
+    private static func slot(_ prefix: UInt64, _ length: Int, mask: Int) -> Int {
+        Int(truncatingIfNeeded: ((prefix ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    @inline(__always)
+    private func matches(_ i: Int, _ key: UnsafeRawBufferPointer, _ prefix: UInt64) -> Bool {
+        guard lengths[i] == key.count && prefixes[i] == prefix else { return false }
+        guard key.count > 8 else { return true }
+        return keys[i].withUnsafeBytes { memcmp($0.baseAddress! + 8, key.baseAddress! + 8, key.count - 8) == 0 }
     }
 
     /// The index of `key` in `keys`, if it is one of them.
+    @inline(__always)
     func index(of key: UnsafeRawBufferPointer) -> Int? {
+        let prefix = Self.prefix(key)
         if slots.isEmpty {
-            for i in keys.indices where matches(i, key) { return i }
+            for i in 0..<lengths.count where matches(i, key, prefix) { return i }
             return nil
         }
-        var slot = Int(truncatingIfNeeded: Self.hash(key)) & mask
+        var slot = Self.slot(prefix, key.count, mask: mask)
         while true {
             let i = Int(slots[slot])
             if i < 0 { return nil }
-            if matches(i, key) { return i }
+            if matches(i, key, prefix) { return i }
             slot = (slot + 1) & mask
         }
     }

@@ -36,16 +36,25 @@ final class ObjectSink: ValueSink {
         }
     }
 
-    struct FieldPlan {
+    /// A field's compiled state (a class: read per record without copying).
+    final class FieldPlan {
         let field: ObjectMapping.Field
-        var sources: [Source]
+        var sources: [Source] = []
         /// The sink whose result the field writes: the streaming sink of a single source, or a sink that
         /// evaluates the field's mapper on the sources' captured values.
         let result: ValueSink
         let destinationPaths: [JSONPath]
         /// Output slots, one per destination.
         let slots: [Int]
-        var parts: [JSONWriter]
+        @exclusivity(unchecked) var parts: [JSONWriter]
+
+        init(field: ObjectMapping.Field, result: ValueSink, destinationPaths: [JSONPath], slots: [Int], parts: [JSONWriter]) {
+            self.field = field
+            self.result = result
+            self.destinationPaths = destinationPaths
+            self.slots = slots
+            self.parts = parts
+        }
     }
 
     /// A node of the destination tree: a key (pre-escaped, with its colon) and either a slot or children.
@@ -55,7 +64,7 @@ final class ObjectSink: ValueSink {
         var children: [Int] = []
     }
 
-    @exclusivity(unchecked) private var fields: [FieldPlan]
+    private let fields: [FieldPlan]
     /// The consumers of the first keys of the source paths.
     private let routeKeys: KeyTable
     private let routes: [EventConsumer]
@@ -63,10 +72,20 @@ final class ObjectSink: ValueSink {
     private let keyStyle: KeyStyle?
     private let passThroughSink: ValueSink?
     private let reserved: Set<ByteKey>
-    private var nodes: [DestinationNode]
+    private let nodes: [DestinationNode]
     /// Per record: whether a slot has a value, and where its bytes are.
     @exclusivity(unchecked) private var slotFilled: [Bool]
-    private var slotSource: [(field: Int, part: Int?)]
+    private let slotSource: [(field: Int, part: Int?)]
+    /// What `writeObject` writes for a set of filled slots (a bit mask, for up to 64 slots): `{`, keys and slots
+    /// in the tree's order, without the closing brace. Computed the first time a set is seen; records of one
+    /// source mostly fill one of a few sets.
+    @exclusivity(unchecked) private var layouts: [(filled: UInt64, pieces: [LayoutPiece])] = []
+    private static let layoutCacheLimit = 32
+
+    enum LayoutPiece {
+        case raw([UInt8])
+        case slot(Int)
+    }
     @exclusivity(unchecked) private var opened: [Bool]
     @exclusivity(unchecked) private var order: [[Int]]
     private let slotPaths: [[Int]]
@@ -147,7 +166,7 @@ final class ObjectSink: ValueSink {
                 }
             }
             plans.append(FieldPlan(
-                field: field, sources: [], result: resultSink,
+                field: field, result: resultSink,
                 destinationPaths: field.destinations.map(\.destinationPath), slots: slots,
                 parts: Array(repeating: JSONWriter(), count: field.destinations.count)))
         }
@@ -329,6 +348,26 @@ final class ObjectSink: ValueSink {
     }
 
     private func writeObject(_ passed: [(key: String, bytes: [UInt8])]) {
+        if slotFilled.count <= 64 {
+            var filled: UInt64 = 0
+            for (slot, f) in slotFilled.enumerated() where f { filled |= 1 << UInt64(slot) }
+            var index = layouts.firstIndex { $0.filled == filled }
+            if index == nil && layouts.count < Self.layoutCacheLimit {
+                layouts.append((filled, computeLayout()))
+                index = layouts.count - 1
+            }
+            if let index {
+                for piece in layouts[index].pieces {
+                    switch piece {
+                    case .raw(let bytes): output.writeRaw(bytes)
+                    case .slot(let slot): writeSlot(slot)
+                    }
+                }
+                var count = filled == 0 ? 0 : 1
+                writePassed(passed, &count)
+                return
+            }
+        }
         for n in nodes.indices {
             opened[n] = false
             order[n].removeAll(keepingCapacity: true)
@@ -337,6 +376,11 @@ final class ObjectSink: ValueSink {
         for slot in slotFilled.indices where slotFilled[slot] { open(slot) }
         output.writeRaw(UInt8(ascii: "{"))
         var count = writeChildren(of: 0)
+        writePassed(passed, &count)
+    }
+
+    /// Pass-through members after the mapped ones, and the closing brace.
+    private func writePassed(_ passed: [(key: String, bytes: [UInt8])], _ count: inout Int) {
         for (key, bytes) in passed {
             if count > 0 { output.writeRaw(UInt8(ascii: ",")) }
             output.writeString(key)
@@ -345,6 +389,44 @@ final class ObjectSink: ValueSink {
             count += 1
         }
         output.writeRaw(UInt8(ascii: "}"))
+    }
+
+    private func writeSlot(_ slot: Int) {
+        let source = slotSource[slot]
+        if let part = source.part {
+            output.writeRaw(fields[source.field].parts[part].bytes)
+        } else {
+            output.writeRaw(fields[source.field].result.output.bytes)
+        }
+    }
+
+    /// The layout `writeObject` follows for the slots now filled: the general path's order, as pieces.
+    private func computeLayout() -> [LayoutPiece] {
+        for n in nodes.indices {
+            opened[n] = false
+            order[n].removeAll(keepingCapacity: true)
+        }
+        for slot in slotFilled.indices where slotFilled[slot] { open(slot) }
+        var pieces: [LayoutPiece] = []
+        var raw: [UInt8] = [UInt8(ascii: "{")]
+        func visit(_ node: Int) {
+            for (i, child) in order[node].enumerated() {
+                if i > 0 { raw.append(UInt8(ascii: ",")) }
+                raw += nodes[child].keyBytes
+                if let slot = nodes[child].slot {
+                    pieces.append(.raw(raw))
+                    raw = []
+                    pieces.append(.slot(slot))
+                } else {
+                    raw.append(UInt8(ascii: "{"))
+                    visit(child)
+                    raw.append(UInt8(ascii: "}"))
+                }
+            }
+        }
+        visit(0)
+        if !raw.isEmpty { pieces.append(.raw(raw)) }
+        return pieces
     }
 
     /// Opens the path of a slot, top down, so that each node takes its place the first time it is needed.
@@ -384,12 +466,7 @@ final class ObjectSink: ValueSink {
             count += 1
             output.writeRaw(nodes[child].keyBytes)
             if let slot = nodes[child].slot {
-                let source = slotSource[slot]
-                if let part = source.part {
-                    output.writeRaw(fields[source.field].parts[part].bytes)
-                } else {
-                    output.writeRaw(fields[source.field].result.output.bytes)
-                }
+                writeSlot(slot)
             } else {
                 output.writeRaw(UInt8(ascii: "{"))
                 _ = writeChildren(of: child)

@@ -133,10 +133,12 @@ final class CompiledPlan {
     let skip: ParseSkip
     let root: ValueSink
     init(_ mapper: Mapper, mutation: StreamMutation?) {
-        let skip = ParseSkip()
+        let skip = ParseSkip.allocate()
         self.skip = skip
         self.root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: true)
     }
+
+    deinit { skip.deallocate() }
 }
 
 /// Forwards yajl's callbacks to the compiled root consumer.

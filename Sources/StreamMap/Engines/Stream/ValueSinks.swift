@@ -24,9 +24,9 @@ class ValueSink: EventConsumer {
 
     func clear() {
         output.removeAll()
-        errors.removeAll(keepingCapacity: true)
+        if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
         kind = .absent
-        value = nil
+        if value != nil { value = nil }
     }
 
     final override func start(_ e: JSONEvent) throws -> Bool {
