@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What a mapped value turned out to be.
 enum ResultKind { case absent, null, value }
 
@@ -216,7 +222,8 @@ final class CopySink: ValueSink {
     }
 
     /// A reusable open-addressing table of key indexes, for the duplicate check of large objects.
-    private var table: [Int32] = []
+    @exclusivity(unchecked) private var table: [Int32] = []
+    @exclusivity(unchecked) private var used: [Int] = []
 
     private func hasDuplicate(_ ranges: ArraySlice<Range<Int>>) -> Bool {
         guard ranges.count > 1 else { return false }
@@ -227,24 +234,26 @@ final class CopySink: ValueSink {
                 }
                 return false
             }
-            return hasDuplicateHashed(ranges, bytes)
+            return hasDuplicateHashed(ranges, UnsafeRawBufferPointer(bytes))
         }
     }
 
-    private func hasDuplicateHashed(_ ranges: ArraySlice<Range<Int>>, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Keys are hashed by their length and first 8 bytes (`KeyTable.prefix`) and compared whole only when those
+    /// agree.
+    private func hasDuplicateHashed(_ ranges: ArraySlice<Range<Int>>, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var size = 16
         while size < ranges.count * 2 { size <<= 1 }
         if table.count < size { table = Array(repeating: -1, count: size) }
         let mask = size - 1
-        var used: [Int] = []
-        used.reserveCapacity(ranges.count)
+        used.removeAll(keepingCapacity: true)
         defer { for slot in used { table[slot] = -1 } }
         for i in ranges.indices {
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325
-            for b in bytes[ranges[i]] { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-            var slot = Int(truncatingIfNeeded: h) & mask
+            let key = UnsafeRawBufferPointer(rebasing: bytes[ranges[i]])
+            let h = (KeyTable.prefix(key) ^ UInt64(truncatingIfNeeded: key.count)) &* 0x9E37_79B9_7F4A_7C15
+            var slot = Int(truncatingIfNeeded: h >> 32) & mask
             while table[slot] >= 0 {
-                if bytes[ranges[Int(table[slot])]].elementsEqual(bytes[ranges[i]]) { return true }
+                let other = UnsafeRawBufferPointer(rebasing: bytes[ranges[Int(table[slot])]])
+                if other.count == key.count && memcmp(other.baseAddress!, key.baseAddress!, key.count) == 0 { return true }
                 slot = (slot + 1) & mask
             }
             table[slot] = Int32(i)
