@@ -643,3 +643,44 @@ struct DateFormatTests {
         #expect(Set([a, b, c]).count == 2)
     }
 }
+
+@Suite("Date to epoch number in one step")
+struct DateToNumberShortcutTests {
+    /// The shortcut relies on canonical text parsing back to the very same instant.
+    @Test func canonicalTextParsesBackToTheSameInstant() {
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            // Years 0000 to 9999, any nanosecond.
+            let t = Timestamp(seconds: Int64.random(in: -62_167_219_200...253_402_300_799, using: &rng),
+                              nanoseconds: Bool.random(using: &rng) ? 0 : Int32.random(in: 0..<1_000_000_000, using: &rng))
+            guard let text = t.rfc3339 else { Issue.record("no canonical text for \(t)"); continue }
+            #expect(NamedDateFormat.iso8601.parse(text) == t, "\(text)")
+        }
+    }
+
+    /// `thread(stringToDate, dateToNumber)` gives what the two stages give one after the other, for dates that
+    /// convert, dates that do not divide into the unit, dates out of range and text that is no date.
+    @Test func shortcutMatchesTheStages() {
+        let inputs: [JSONValue?] = [
+            .string("Sun Aug 31 00:29:15 +0000 2014"), .string("Sun Aug 31 00:29:15 +0530 2014"),
+            .string("2014-08-31T00:29:15.123456789Z"), .string("2014-08-31T00:29:15.5+02:00"),
+            .string("0000-01-01T00:00:00Z"), .string("9999-12-31T23:59:59.999999999Z"), .string("10000-01-01T00:00:00Z"),
+            .string("Mon, 31 Aug 2014 00:29:15 GMT"), .string("not a date"), .string(""), .number(JSONNumber(unchecked: "12")), .null, nil,
+        ]
+        let formatSets: [[DateSyntax]] = [
+            [.named(.twitter)], [.named(.iso8601)], [.named(.rfc822)], [.named(.twitter), .named(.iso8601)], [.named(.rfc3339Milliseconds), .named(.iso8601)],
+        ]
+        for formats in formatSets {
+            for unit in EpochUnit.allCases {
+                let thread = Mapper.thread(.stringToDate(formats), .dateToNumber(unit))
+                for input in inputs {
+                    let first = Mapper.stringToDate(formats).map(input)
+                    let expected = first.isFatal ? MapResult.failure(first.errors) : Mapper.dateToNumber(unit).map(first.value)
+                    let actual = thread.map(input)
+                    #expect(actual.value == expected.value, "\(formats) \(unit) \(String(describing: input))")
+                    #expect(actual.errors == expected.errors, "\(formats) \(unit) \(String(describing: input))")
+                }
+            }
+        }
+    }
+}

@@ -72,6 +72,7 @@ extension Mapper {
             return .failure(failures)
 
         case .thread(let stages):
+            if let r = Self.dateToNumberShortcut(stages, source) { return r }
             var value = source
             var warnings: [MapError] = []
             for stage in stages {
@@ -235,6 +236,27 @@ extension ObjectMapping.Field {
         for (part, destination) in zip(parts, destinations) where !builder.insert(part, at: destination) {
             return MapError(.write, "cannot write to \(destination): the destination is already taken",
                             destinationPath: destination.destinationPath)
+        }
+        return nil
+    }
+}
+
+extension Mapper {
+    /// `thread(stringToDate(formats), dateToNumber(unit))`, the usual way to turn a date into epoch numbers, in one
+    /// step: the date is parsed once instead of being written as canonical RFC 3339 text and parsed again. Only
+    /// the plain success is taken here (canonical text parses back to the same instant: `TimestampTests`);
+    /// anything else returns nil and goes the general way, so errors stay exactly as they are.
+    static func dateToNumberShortcut(_ stages: [Mapper], _ source: JSONValue?) -> MapResult? {
+        guard stages.count == 2, case .string(let text)? = source,
+              case .convert(.stringToDate(let formats)) = stages[0].kind,
+              case .convert(.dateToNumber(let unit)) = stages[1].kind
+        else { return nil }
+        for format in formats {
+            guard let t = format.parse(text) else { continue }
+            // stringToDate takes the first format that parses to a date RFC 3339 can write.
+            guard TimestampSupport.LocalTime(t, offsetSeconds: 0) != nil else { continue }
+            guard let number = t.exactEpochNumber(unit: unit) else { return nil }
+            return .success(.number(JSONNumber(unchecked: number)))
         }
         return nil
     }

@@ -40,6 +40,10 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible, Expressible
             switch c {
             case .index(let i): out.append(String(i))
             case .key(let k):
+                guard k.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else {
+                    out.append(k)
+                    continue
+                }
                 for ch in k.unicodeScalars {
                     switch ch {
                     case "~": out.append("~0")
