@@ -57,6 +57,16 @@ class EventConsumer {
     func resetFound() {}
 }
 
+/// An unretained reference to a consumer that the compiled plan keeps alive: following it per event costs no
+/// reference counting.
+struct ConsumerRef {
+    private let ref: Unmanaged<EventConsumer>
+    init(_ consumer: EventConsumer) { ref = .passUnretained(consumer) }
+    @inline(__always) func start(_ e: JSONEvent) throws -> Bool { try ref._withUnsafeGuaranteedRef { try $0.start(e) } }
+    @inline(__always) func next(_ e: JSONEvent) throws -> Bool { try ref._withUnsafeGuaranteedRef { try $0.next(e) } }
+    @inline(__always) func resetFound() { ref._withUnsafeGuaranteedRef { $0.resetFound() } }
+}
+
 /// Skips a value without allocating, by counting depth. (Every string's UTF-8 was validated before yajl saw it,
 /// by `StrictJSONScanner`, so a record with invalid UTF-8 is rejected whether or not the bad string is mapped.)
 final class Skipper: EventConsumer {
@@ -198,13 +208,17 @@ final class RouteNode: EventConsumer {
     private let skipper = Skipper()
     @exclusivity(unchecked) private var inObject = false
     @exclusivity(unchecked) private var position = 0
-    @exclusivity(unchecked) private unowned(unsafe) var current: EventConsumer?
+    private let childRefs: [ConsumerRef]
+    private let skipperRef: ConsumerRef
+    @exclusivity(unchecked) private var current: ConsumerRef?
     /// The consumer of the member whose key just arrived.
-    @exclusivity(unchecked) private unowned(unsafe) var pending: EventConsumer?
+    @exclusivity(unchecked) private var pending: ConsumerRef?
 
     init(keys: [[UInt8]], children: [EventConsumer]) {
         self.keys = KeyTable(keys)
         self.children = children
+        self.childRefs = children.map(ConsumerRef.init)
+        self.skipperRef = ConsumerRef(skipper)
         var indexed: [(index: Int, child: Int)] = []
         for (i, key) in keys.enumerated() {
             if let index = KeyPath.arrayIndex(String(decoding: key, as: UTF8.self)) { indexed.append((index, i)) }
@@ -247,21 +261,21 @@ final class RouteNode: EventConsumer {
             }
             guard case .key(let k) = e else { return true }  // endObject
             if let i = keys.index(of: k) {
-                let child = children[i]
+                let child = childRefs[i]
                 child.resetFound()
                 viaArray[i] = false
                 pending = child
             } else if let parseSkip {
                 parseSkip.skipNextValue()
             } else {
-                pending = skipper
+                pending = skipperRef
             }
             return false
         }
         if case .endArray = e { return true }
-        var consumer: EventConsumer? = nil
+        var consumer: ConsumerRef? = nil
         for entry in indexed where entry.index == position {
-            consumer = children[entry.child]
+            consumer = childRefs[entry.child]
             consumer!.resetFound()
             viaArray[entry.child] = true
             break
@@ -274,7 +288,7 @@ final class RouteNode: EventConsumer {
             position += 1
             return false
         }
-        let c = consumer ?? skipper
+        let c = consumer ?? skipperRef
         if try c.start(e) { position += 1 } else { current = c }
         return false
     }

@@ -68,6 +68,9 @@ final class ObjectSink: ValueSink {
     /// The consumers of the first keys of the source paths.
     private let routeKeys: KeyTable
     private let routes: [EventConsumer]
+    private let routeRefs: [ConsumerRef]
+    private let skipperRef: ConsumerRef
+    private let passThroughRef: ConsumerRef?
     private let keepUnmapped: Bool
     private let keyStyle: KeyStyle?
     private let passThroughSink: ValueSink?
@@ -92,7 +95,7 @@ final class ObjectSink: ValueSink {
 
     // Per-object streaming state.
     @exclusivity(unchecked) private var skipping = false
-    @exclusivity(unchecked) private var current: EventConsumer?
+    @exclusivity(unchecked) private var current: ConsumerRef?
     @exclusivity(unchecked) private var currentPassThroughKey: String?
     private let skipper = Skipper()
     private var passThrough: [(key: String, output: [UInt8], errors: [MapError], kind: ResultKind)] = []
@@ -171,6 +174,7 @@ final class ObjectSink: ValueSink {
                 parts: Array(repeating: JSONWriter(), count: field.destinations.count)))
         }
         routes = trie.children.map { $0.consumer(inputs: inputs, skip: compiler.skip) }
+        routeRefs = routes.map(ConsumerRef.init)
         routeKeys = KeyTable(trie.keys)
         for (t, terminal) in terminals.enumerated() {
             let path = mapping.fields[terminal.field].sources[terminal.source]
@@ -202,6 +206,8 @@ final class ObjectSink: ValueSink {
             if exclusive { passThroughSink?.parseSkip = compiler.skip }
         }
         reserved = mapping.reservedDestinationKeys
+        skipperRef = ConsumerRef(skipper)
+        passThroughRef = passThroughSink.map(ConsumerRef.init)
         super.init(mapper)
     }
 
@@ -240,16 +246,16 @@ final class ObjectSink: ValueSink {
         switch e {
         case .key(let k):
             if let i = routeKeys.index(of: k) {
-                let r = routes[i]
+                let r = routeRefs[i]
                 r.resetFound()
                 pendingConsumer = r
             } else if keepUnmapped {
                 currentPassThroughKey = try JSONTreeBuilder.makeString(k)
-                pendingConsumer = passThroughSink
+                pendingConsumer = passThroughRef
             } else if let parseSkip {
                 parseSkip.skipNextValue()
             } else {
-                pendingConsumer = skipper
+                pendingConsumer = skipperRef
             }
             return false
         default:
@@ -259,7 +265,7 @@ final class ObjectSink: ValueSink {
     }
 
     /// The consumer of the member whose key just arrived.
-    @exclusivity(unchecked) private var pendingConsumer: EventConsumer?
+    @exclusivity(unchecked) private var pendingConsumer: ConsumerRef?
 
     /// A member's value has completed; a pass-through value is stored now (its sink is reused for the next key).
     private func valueDone() {
