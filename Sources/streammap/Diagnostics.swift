@@ -7,10 +7,26 @@ import Darwin
 /// Standard error: one line per message, `streammap: ` first, control characters escaped so that a message never
 /// drives the terminal (grep-friendly: `streammap: events.ndjson:42: /user/age: expected integer, found string "x"`).
 /// Shares the terminal line with the progress display, which it clears before writing.
+///
+/// On a terminal each message is written at once; otherwise (a file, a pipe) messages are gathered and written
+/// in blocks of 64 KiB and when the console goes away, as C's stdio does: a run that rejects many records would
+/// otherwise spend a system call per message.
 final class Console {
     let fd: Int32 = 2
     /// The progress line is on screen.
     var progressShown = false
+    private let immediate = isatty(2) != 0
+    private var pending: [UInt8] = []
+    private static let blockSize = 1 << 16
+
+    deinit { flush() }
+
+    /// Writes what is gathered.
+    func flush() {
+        guard !pending.isEmpty else { return }
+        _ = FileOutput(fd: fd, name: "<stderr>").writeAll(pending)
+        pending.removeAll(keepingCapacity: true)
+    }
 
     /// `streammap: <message>`, escaped.
     func error(_ message: String) {
@@ -30,7 +46,14 @@ final class Console {
         write(Array("\r\u{1B}[K".utf8))
     }
 
-    func write(_ bytes: [UInt8]) { _ = FileOutput(fd: fd, name: "<stderr>").writeAll(bytes) }
+    func write(_ bytes: [UInt8]) {
+        guard !immediate else {
+            _ = FileOutput(fd: fd, name: "<stderr>").writeAll(bytes)
+            return
+        }
+        pending += bytes
+        if pending.count >= Self.blockSize { flush() }
+    }
 
     /// Control characters (U+0000–U+001F, U+007F–U+009F) as `\u00XX`; a backslash stays as it is.
     static func escape(_ s: String) -> String {

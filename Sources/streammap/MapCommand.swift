@@ -96,6 +96,7 @@ struct MapCommand: ParsableCommand {
 
     func run() throws {
         let console = Console()
+        defer { console.flush() }
         let loaded = try specOptions.load(console: console)
         if specOptions.printSpec {
             guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array((JSONWriter.string(loaded.document) + "\n").utf8)) else {
