@@ -31,8 +31,17 @@ final class Console {
     /// `streammap: <message>`, escaped.
     func error(_ message: String) {
         clearProgress()
-        write(Array(("streammap: " + Self.escape(message) + "\n").utf8))
+        guard !immediate else {
+            write(Array(("streammap: " + Self.escape(message) + "\n").utf8))
+            return
+        }
+        pending.append(contentsOf: Self.prefix)
+        pending.append(contentsOf: Self.escape(message).utf8)
+        pending.append(0x0A)
+        if pending.count >= Self.blockSize { flush() }
     }
+
+    private static let prefix = Array("streammap: ".utf8)
 
     /// A line written as is (the JSON of `--stats`).
     func line(_ text: String) {
@@ -58,7 +67,10 @@ final class Console {
     /// Control characters (U+0000–U+001F, U+007F–U+009F) as `\u00XX`; a backslash stays as it is.
     static func escape(_ s: String) -> String {
         // Most messages have nothing to escape: U+007F–U+009F are 0x7F or 0xC2 0x80–0x9F in UTF-8.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) { return s }
+        let plain = s.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }
+        }
+        if plain ?? !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for u in s.unicodeScalars {

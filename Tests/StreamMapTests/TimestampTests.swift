@@ -684,3 +684,23 @@ struct DateToNumberShortcutTests {
         }
     }
 }
+
+@Suite("Epoch numbers")
+struct EpochTextTests {
+    /// Whole milliseconds and seconds take a shortcut; it must write what the digit-by-digit path writes.
+    @Test func wholeNumbersMatchTheGeneralPath() {
+        var rng = SystemRandomNumberGenerator()
+        var checked = 0
+        for i in 0..<50_000 {
+            let seconds = i % 3 == 0 ? Int64.random(in: -5...5, using: &rng) : Int64.random(in: -(1 << 49)...(1 << 49), using: &rng)
+            let nanos: Int32 = [0, Int32.random(in: 0..<1000, using: &rng) * 1_000_000, Int32.random(in: 0..<1_000_000_000, using: &rng)][i % 3]
+            let t = Timestamp(seconds: seconds, nanoseconds: nanos)
+            for unit in [EpochUnit.milliseconds, .seconds] {
+                guard let fast = TimestampSupport.wholeEpochText(t, unit: unit) else { continue }
+                checked += 1
+                #expect(fast == TimestampSupport.decimalEpochText(t, unit: unit, exactOnly: true), "\(t) \(unit)")
+            }
+        }
+        #expect(checked > 30_000)
+    }
+}

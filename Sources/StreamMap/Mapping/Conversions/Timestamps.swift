@@ -1044,6 +1044,24 @@ extension TimestampSupport {
 
     /// The decimal text of `t` (normalized) in `unit`; `nil` only when `exactOnly` and it does not terminate.
     static func epochText(_ t: Timestamp, unit: EpochUnit, exactOnly: Bool) -> String? {
+        wholeEpochText(t, unit: unit) ?? decimalEpochText(t, unit: unit, exactOnly: exactOnly)
+    }
+
+    /// The usual case in one step: a whole number of milliseconds or seconds, far from Int64's limits.
+    static func wholeEpochText(_ t: Timestamp, unit: EpochUnit) -> String? {
+        guard t.seconds.magnitude < 1 << 50 else { return nil }
+        switch unit {
+        case .milliseconds where t.nanoseconds % 1_000_000 == 0:
+            return String(t.seconds * 1000 + Int64(t.nanoseconds / 1_000_000))
+        case .seconds where t.nanoseconds == 0:
+            return String(t.seconds)
+        default:
+            return nil
+        }
+    }
+
+    /// Any instant in any unit, digit by digit.
+    static func decimalEpochText(_ t: Timestamp, unit: EpochUnit, exactOnly: Bool) -> String? {
         // Sign and magnitude: |t| = wholeSeconds + fractionNanos / 1e9.
         let negative = t.seconds < 0
         let wholeSeconds = negative && t.nanoseconds > 0 ? (t.seconds + 1).magnitude : t.seconds.magnitude
