@@ -7,7 +7,7 @@
 /// - escaped: `"` → `\"`, `\` → `\\`, and the control characters U+0000–U+001F: `\b \f \n \r \t` for those five,
 ///   `\u00XX` with lowercase hex for the rest. Nothing else is escaped: `/`, DEL (U+007F), U+2028/U+2029 and all
 ///   non-ASCII characters are written as raw UTF-8.
-public struct JSONWriter: Sendable {
+public struct JSONWriter: Sendable, ByteAppending {
     public var bytes: [UInt8] = []
 
     public init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
@@ -29,6 +29,8 @@ public struct JSONWriter: Sendable {
     public mutating func removeAll(keepingCapacity: Bool = true) { bytes.removeAll(keepingCapacity: keepingCapacity) }
 
     @inline(__always) public mutating func writeRaw(_ byte: UInt8) { bytes.append(byte) }
+    @inline(__always) mutating func append(_ byte: UInt8) { bytes.append(byte) }
+    @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
     public mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
     public mutating func writeRaw(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
     public mutating func writeNull() { writeLiteral(0x6C6C_756E, count: 4) }
@@ -49,54 +51,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a quoted, escaped string from bytes that are already known to be valid UTF-8.
-    public mutating func writeString(utf8 raw: UnsafeRawBufferPointer) {
-        bytes.append(0x22)
-        var runStart = 0
-        var i = 0
-        let n = raw.count
-        while i < n {
-            // 8 bytes at a time while none needs escaping.
-            while i + 8 <= n && !Self.needsEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
-            guard i < n else { break }
-            let b = raw[i]
-            if b < 0x20 || b == 0x22 || b == 0x5C {
-                if runStart < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart..<i])) }
-                appendEscape(b)
-                runStart = i + 1
-            }
-            i += 1
-        }
-        if runStart < n { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[runStart...])) }
-        bytes.append(0x22)
-    }
-
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
-
-    /// Whether any byte of the word is a control character, `"` or `\` (SWAR: exact for "any", no false negatives).
-    @inline(__always)
-    private static func needsEscape(_ w: UInt64) -> Bool {
-        let control = (w &- ones &* 0x20) & ~w & highs
-        let quote = ((w ^ (ones &* 0x22)) &- ones) & ~(w ^ (ones &* 0x22)) & highs
-        let backslash = ((w ^ (ones &* 0x5C)) &- ones) & ~(w ^ (ones &* 0x5C)) & highs
-        return control | quote | backslash != 0
-    }
-
-    private mutating func appendEscape(_ b: UInt8) {
-        bytes.append(0x5C)
-        switch b {
-        case 0x22: bytes.append(0x22)
-        case 0x5C: bytes.append(0x5C)
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        default:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-        }
-    }
+    public mutating func writeString(utf8 raw: UnsafeRawBufferPointer) { JSONEscaping.writeString(raw, to: &self) }
 
     private enum Frame {
         case array([JSONValue], next: Int)
@@ -146,5 +101,138 @@ public struct JSONWriter: Sendable {
                 }
             }
         }
+    }
+}
+
+/// Where `JSONEscaping` writes: the canonical writer, or a sink's scratch buffer.
+protocol ByteAppending {
+    mutating func append(_ byte: UInt8)
+    mutating func append(_ raw: UnsafeRawBufferPointer)
+}
+
+/// The one string escaping of the canonical form (see `JSONWriter`), for any byte destination.
+enum JSONEscaping {
+    /// A quoted, escaped string from bytes that are already known to be valid UTF-8.
+    @inline(__always)
+    static func writeString<Out: ByteAppending>(_ raw: UnsafeRawBufferPointer, to out: inout Out) {
+        out.append(0x22)
+        var runStart = 0
+        var i = firstToEscape(raw, from: 0)
+        while i < raw.count {
+            if runStart < i { out.append(UnsafeRawBufferPointer(rebasing: raw[runStart..<i])) }
+            appendEscape(raw[i], to: &out)
+            runStart = i + 1
+            i = firstToEscape(raw, from: runStart)
+        }
+        if runStart < raw.count { out.append(UnsafeRawBufferPointer(rebasing: raw[runStart...])) }
+        out.append(0x22)
+    }
+
+    /// The index of the first byte at or after `i` that needs escaping, or `raw.count`: 8 bytes at a time, then
+    /// byte by byte.
+    @inline(__always)
+    static func firstToEscape(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let n = raw.count
+        var i = start
+        while i + 8 <= n {
+            let mask = escapeMask(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if mask != 0 { return i + mask.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        guard i < n else { return n }
+        while i < n {
+            let b = raw[i]
+            if b < 0x20 || b == 0x22 || b == 0x5C { return i }
+            i += 1
+        }
+        return n
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each byte that is a control character, `"` or `\\`. The borrows can mark a byte above a true
+    /// one, never below it: the lowest mark is exact.
+    @inline(__always)
+    private static func escapeMask(_ w: UInt64) -> UInt64 {
+        let control = (w &- ones &* 0x20) & ~w
+        let q = w ^ (ones &* 0x22)
+        let bs = w ^ (ones &* 0x5C)
+        return (control | ((q &- ones) & ~q) | ((bs &- ones) & ~bs)) & highs
+    }
+
+    private static func appendEscape<Out: ByteAppending>(_ b: UInt8, to out: inout Out) {
+        out.append(0x5C)
+        switch b {
+        case 0x22: out.append(0x22)
+        case 0x5C: out.append(0x5C)
+        case 0x08: out.append(UInt8(ascii: "b"))
+        case 0x0C: out.append(UInt8(ascii: "f"))
+        case 0x0A: out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            for d in [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]] { out.append(d) }
+        }
+    }
+}
+
+/// A growable byte buffer without copy-on-write checks: the scratch space of a sink that writes a value event by
+/// event (`CopySink`). Its owner frees it (`deallocate`).
+struct ByteBuffer: ByteAppending {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 4096) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    func deallocate() { base.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    mutating func removeAll() { count = 0 }
+
+    @inline(__always)
+    private mutating func reserve(_ n: Int) {
+        guard count + n > capacity else { return }
+        var newCapacity = capacity * 2
+        while newCapacity < count + n { newCapacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress, raw.count > 0 else { return }
+        reserve(raw.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: raw.count)
+        count += raw.count
+    }
+
+    mutating func appendNull() { appendLiteral(0x6C6C_756E, count: 4) }
+    mutating func appendBool(_ b: Bool) {
+        if b { appendLiteral(0x6575_7274, count: 4) } else { appendLiteral(0x65_736C_6166, count: 5) }
+    }
+
+    /// The first `count` bytes of `word`, little-end first (`null`, `true`, `false`).
+    @inline(__always)
+    private mutating func appendLiteral(_ word: UInt64, count n: Int) {
+        reserve(8)
+        UnsafeMutableRawPointer(base + count).storeBytes(of: word.littleEndian, as: UInt64.self)
+        count += n
     }
 }

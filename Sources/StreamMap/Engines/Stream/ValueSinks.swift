@@ -109,13 +109,25 @@ class ValueSink: EventConsumer {
 /// value wins at the first position, exactly as in the tree.
 final class CopySink: ValueSink {
     private let allowed: JSONTypeSet?
-    @exclusivity(unchecked) private var stack: [(isObject: Bool, count: Int, firstKey: Int)] = []
-    @exclusivity(unchecked) private var keyRanges: [Range<Int>] = []
+    /// The innermost open container (kept out of `enclosing`, so that the per-event work touches no array):
+    /// whether it is an object, how many members or elements it has so far, and where its keys start in `keys`.
+    @exclusivity(unchecked) private var top = (isObject: false, count: 0, firstKey: 0)
+    /// The containers around it, outermost first; `depth` counts all open ones.
+    @exclusivity(unchecked) private var enclosing: [(isObject: Bool, count: Int, firstKey: Int)] = []
+    @exclusivity(unchecked) private var depth = 0
+    /// The keys of the open objects: where each one's escaped text is in the output, and its decoded length and
+    /// first 8 bytes (`KeyTable.prefix`), which tell most keys apart without comparing bytes. Escaping is
+    /// one-to-one, so keys are equal exactly when their escaped texts are.
+    @exclusivity(unchecked) private var keys: [(range: Range<Int>, length: Int, prefix: UInt64)] = []
     @exclusivity(unchecked) private var sawDuplicate = false
     @exclusivity(unchecked) private var skipping = false
     private let skipper = Skipper()
 
     private let keepFirstDuplicate: Bool
+    /// The container's canonical text while it is copied (written to `output` when it completes).
+    @exclusivity(unchecked) private var scratch = ByteBuffer()
+
+    deinit { scratch.deallocate() }
 
     init(_ mapper: Mapper, allowed: JSONTypeSet?, keepFirstDuplicate: Bool = false) {
         self.allowed = allowed
@@ -137,8 +149,10 @@ final class CopySink: ValueSink {
         }
         skipping = false
         sawDuplicate = false
-        stack.removeAll(keepingCapacity: true)
-        keyRanges.removeAll(keepingCapacity: true)
+        scratch.removeAll()
+        enclosing.removeAll(keepingCapacity: true)
+        depth = 0
+        keys.removeAll(keepingCapacity: true)
         open(isObject)
         return false
     }
@@ -169,53 +183,60 @@ final class CopySink: ValueSink {
     }
 
     private func open(_ isObject: Bool) {
-        output.writeRaw(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        stack.append((isObject, 0, keyRanges.count))
+        scratch.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        if depth > 0 { enclosing.append(top) }
+        top = (isObject, 0, keys.count)
+        depth += 1
+    }
+
+    private func close() {
+        depth -= 1
+        if depth > 0 { top = enclosing.removeLast() }
     }
 
     /// Separator before a value in an array (object values follow their key).
     private func beforeValue() {
-        guard let top = stack.last, !top.isObject else { return }
-        if top.count > 0 { output.writeRaw(UInt8(ascii: ",")) }
-        stack[stack.count - 1].count += 1
+        guard !top.isObject else { return }
+        if top.count > 0 { scratch.append(UInt8(ascii: ",")) }
+        top.count += 1
     }
 
     override func nextInContainer(_ e: JSONEvent) throws -> Bool {
         if skipping { return try skipper.next(e) }
         switch e {
-        case .null: beforeValue(); output.writeNull()
-        case .bool(let b): beforeValue(); output.writeBool(b)
-        case .number(let t): beforeValue(); output.writeRaw(t)
+        case .null: beforeValue(); scratch.appendNull()
+        case .bool(let b): beforeValue(); scratch.appendBool(b)
+        case .number(let t): beforeValue(); scratch.append(t)
         case .string(let s):
             beforeValue()
-            output.writeString(utf8: s)
+            JSONEscaping.writeString(s, to: &scratch)
         case .startObject: beforeValue(); open(true)
         case .startArray: beforeValue(); open(false)
         case .key(let k):
-            if stack[stack.count - 1].count > 0 { output.writeRaw(UInt8(ascii: ",")) }
-            stack[stack.count - 1].count += 1
-            let start = output.bytes.count
-            output.writeString(utf8: k)
-            keyRanges.append(start..<output.bytes.count)
-            output.writeRaw(UInt8(ascii: ":"))
+            if top.count > 0 { scratch.append(UInt8(ascii: ",")) }
+            top.count += 1
+            let start = scratch.count
+            JSONEscaping.writeString(k, to: &scratch)
+            keys.append((start..<scratch.count, k.count, KeyTable.prefix(k)))
+            scratch.append(UInt8(ascii: ":"))
         case .endObject:
-            output.writeRaw(UInt8(ascii: "}"))
-            let top = stack.removeLast()
-            if !sawDuplicate && !keepFirstDuplicate && hasDuplicate(keyRanges[top.firstKey...]) { sawDuplicate = true }
-            keyRanges.removeSubrange(top.firstKey...)
+            scratch.append(UInt8(ascii: "}"))
+            if !sawDuplicate && !keepFirstDuplicate && hasDuplicate(from: top.firstKey) { sawDuplicate = true }
+            keys.removeLast(keys.count - top.firstKey)
+            close()
         case .endArray:
-            output.writeRaw(UInt8(ascii: "]"))
-            stack.removeLast()
+            scratch.append(UInt8(ascii: "]"))
+            close()
         }
-        guard stack.isEmpty else { return false }
+        guard depth == 0 else { return false }
         if sawDuplicate {
             // Canonical text re-parsed: duplicate keys collapse exactly as when the tree builder saw them.
-            let v = try JSONParser.parse(output.bytes)
-            output.removeAll()
+            let v = try JSONParser.parse(scratch.bytes)
             output.write(v)
             if keepsValue { value = v }
-        } else if keepsValue {
-            value = try JSONParser.parse(output.bytes)
+        } else {
+            output.writeRaw(scratch.bytes)
+            if keepsValue { value = try JSONParser.parse(scratch.bytes) }
         }
         kind = .value
         return true
@@ -225,35 +246,42 @@ final class CopySink: ValueSink {
     @exclusivity(unchecked) private var table: [Int32] = []
     @exclusivity(unchecked) private var used: [Int] = []
 
-    private func hasDuplicate(_ ranges: ArraySlice<Range<Int>>) -> Bool {
-        guard ranges.count > 1 else { return false }
-        return output.bytes.withUnsafeBufferPointer { bytes in
-            if ranges.count <= 8 {
-                for i in ranges.indices {
-                    for j in ranges.indices where j > i && bytes[ranges[i]].elementsEqual(bytes[ranges[j]]) { return true }
-                }
-                return false
+    /// Whether two keys of the object whose keys start at `first` are equal.
+    private func hasDuplicate(from first: Int) -> Bool {
+        let n = keys.count - first
+        guard n > 1 else { return false }
+        let bytes = scratch.bytes
+        if n <= 8 {
+            for i in first..<keys.count {
+                for j in (i + 1)..<keys.count where sameKey(i, j, bytes) { return true }
             }
-            return hasDuplicateHashed(ranges, UnsafeRawBufferPointer(bytes))
+            return false
         }
+        return hasDuplicateHashed(from: first, bytes)
     }
 
-    /// Keys are hashed by their length and first 8 bytes (`KeyTable.prefix`) and compared whole only when those
-    /// agree.
-    private func hasDuplicateHashed(_ ranges: ArraySlice<Range<Int>>, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    @inline(__always)
+    private func sameKey(_ i: Int, _ j: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let a = keys[i], b = keys[j]
+        guard a.length == b.length && a.prefix == b.prefix else { return false }
+        guard a.length > 8 else { return true }
+        return a.range.count == b.range.count
+            && memcmp(bytes.baseAddress! + a.range.lowerBound, bytes.baseAddress! + b.range.lowerBound, a.range.count) == 0
+    }
+
+    private func hasDuplicateHashed(from first: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = keys.count - first
         var size = 16
-        while size < ranges.count * 2 { size <<= 1 }
+        while size < n * 2 { size <<= 1 }
         if table.count < size { table = Array(repeating: -1, count: size) }
         let mask = size - 1
         used.removeAll(keepingCapacity: true)
         defer { for slot in used { table[slot] = -1 } }
-        for i in ranges.indices {
-            let key = UnsafeRawBufferPointer(rebasing: bytes[ranges[i]])
-            let h = (KeyTable.prefix(key) ^ UInt64(truncatingIfNeeded: key.count)) &* 0x9E37_79B9_7F4A_7C15
+        for i in first..<keys.count {
+            let h = (keys[i].prefix ^ UInt64(truncatingIfNeeded: keys[i].length)) &* 0x9E37_79B9_7F4A_7C15
             var slot = Int(truncatingIfNeeded: h >> 32) & mask
             while table[slot] >= 0 {
-                let other = UnsafeRawBufferPointer(rebasing: bytes[ranges[Int(table[slot])]])
-                if other.count == key.count && memcmp(other.baseAddress!, key.baseAddress!, key.count) == 0 { return true }
+                if sameKey(Int(table[slot]), i, bytes) { return true }
                 slot = (slot + 1) & mask
             }
             table[slot] = Int32(i)
