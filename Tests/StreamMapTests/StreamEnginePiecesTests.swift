@@ -91,3 +91,36 @@ struct ObjectLayoutTests {
         #expect(patterns.count > 40, "the run must go past the layout cache")
     }
 }
+
+@Suite("Stream engine: copies")
+struct CopySinkTests {
+    /// Identity copies gather output in a scratch buffer, keep long keys apart for the duplicate check, and send
+    /// big strings and keys straight to the output: every route must write what the tree writes.
+    @Test func copiesMatchTheTree() throws {
+        let big = String(repeating: "x\\\"y", count: 40_000)  // 160 KB of text with escapes
+        let longKey = String(repeating: "k", count: 70_000)
+        let records = [
+            #"{"abcdefghij":1,"abcdefghik":2,"abcdefghij":3}"#,  // long keys differing after the first 8 bytes
+            #"{"abcdefgh":1,"abcdefgh":2}"#,  // exactly 8 bytes
+            #"{"a":{"b":1,"b":[1,{"c":2,"c":3}]},"a":0}"#,
+            #"{"\u00e9l\u00e8ve-long-key":1,"élève-long-key":2}"#,  // escaped and raw spellings of one key
+            "{" + (0..<30).map { #""key-number-\#($0 % 20)":\#($0)"# }.joined(separator: ",") + "}",  // hashed check
+            "{" + (0..<30).map { #""key-number-\#($0)":\#($0)"# }.joined(separator: ",") + "}",
+            #"{"s":""# + big + #"","t":[""# + big + #""]}"#,
+            #"{""# + longKey + #"":1,"a":2,""# + longKey + #"":3}"#,
+            "[" + (0..<5000).map { #"{"n":\#($0),"v":"\#($0)"}"# }.joined(separator: ",") + "]",  // past the scratch limit
+        ].map { Array($0.utf8) }
+        for mapper in [Mapper.identity, try Spec(json: #"{"fields":{"a":"a","s":"s"},"unmapped":"keep"}"#).mapper] {
+            var stream = StreamEngine(mapper: mapper)
+            let tree = TreeEngine(mapper: mapper)
+            for record in records {
+                var expected = JSONWriter()
+                let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &expected) }
+                var actual = JSONWriter()
+                let streamOutcome = record.withUnsafeBytes { stream.map(record: $0, into: &actual) }
+                #expect(streamOutcome == treeOutcome)
+                #expect(actual.bytes == expected.bytes, "\(String(decoding: record.prefix(80), as: UTF8.self))")
+            }
+        }
+    }
+}

@@ -196,6 +196,17 @@ struct ByteBuffer: ByteAppending {
 
     mutating func removeAll() { count = 0 }
 
+    mutating func removeLast(_ n: Int) { count -= n }
+
+    /// Empty, and back to `capacity` if it grew far beyond it (a huge value once should not hold memory forever).
+    mutating func reset(keeping limit: Int) {
+        count = 0
+        guard capacity > limit else { return }
+        base.deallocate()
+        base = .allocate(capacity: limit)
+        capacity = limit
+    }
+
     @inline(__always)
     private mutating func reserve(_ n: Int) {
         guard count + n > capacity else { return }

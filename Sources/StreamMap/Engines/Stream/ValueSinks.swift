@@ -115,19 +115,30 @@ final class CopySink: ValueSink {
     /// The containers around it, outermost first; `depth` counts all open ones.
     @exclusivity(unchecked) private var enclosing: [(isObject: Bool, count: Int, firstKey: Int)] = []
     @exclusivity(unchecked) private var depth = 0
-    /// The keys of the open objects: where each one's escaped text is in the output, and its decoded length and
-    /// first 8 bytes (`KeyTable.prefix`), which tell most keys apart without comparing bytes. Escaping is
-    /// one-to-one, so keys are equal exactly when their escaped texts are.
-    @exclusivity(unchecked) private var keys: [(range: Range<Int>, length: Int, prefix: UInt64)] = []
+    /// The keys of the open objects: decoded length and first 8 bytes (`KeyTable.prefix`), which tell most keys
+    /// apart without comparing bytes, and for longer keys where the rest is in `longKeys`.
+    @exclusivity(unchecked) private var keys: [(length: Int, prefix: UInt64, rest: Int)] = []
+    @exclusivity(unchecked) private var longKeys = ByteBuffer(capacity: 256)
     @exclusivity(unchecked) private var sawDuplicate = false
     @exclusivity(unchecked) private var skipping = false
     private let skipper = Skipper()
 
     private let keepFirstDuplicate: Bool
-    /// The container's canonical text while it is copied (written to `output` when it completes).
+    /// Canonical text on its way to `output`, gathered in up to `scratchLimit` bytes (appending to a plain byte
+    /// buffer is much cheaper than to `output`'s array, which checks for sharing on every append).
     @exclusivity(unchecked) private var scratch = ByteBuffer()
+    private static let scratchLimit = 1 << 16
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        longKeys.deallocate()
+    }
+
+    @inline(__always)
+    private func flushScratch() {
+        output.writeRaw(scratch.bytes)
+        scratch.removeAll()
+    }
 
     init(_ mapper: Mapper, allowed: JSONTypeSet?, keepFirstDuplicate: Bool = false) {
         self.allowed = allowed
@@ -149,7 +160,8 @@ final class CopySink: ValueSink {
         }
         skipping = false
         sawDuplicate = false
-        scratch.removeAll()
+        scratch.reset(keeping: 1 << 18)
+        longKeys.reset(keeping: 1 << 16)
         enclosing.removeAll(keepingCapacity: true)
         depth = 0
         keys.removeAll(keepingCapacity: true)
@@ -209,34 +221,54 @@ final class CopySink: ValueSink {
         case .number(let t): beforeValue(); scratch.append(t)
         case .string(let s):
             beforeValue()
-            JSONEscaping.writeString(s, to: &scratch)
+            if s.count > Self.scratchLimit {
+                // A big string goes straight to the output instead of growing the scratch buffer.
+                flushScratch()
+                output.writeString(utf8: s)
+            } else {
+                JSONEscaping.writeString(s, to: &scratch)
+            }
         case .startObject: beforeValue(); open(true)
         case .startArray: beforeValue(); open(false)
         case .key(let k):
             if top.count > 0 { scratch.append(UInt8(ascii: ",")) }
             top.count += 1
-            let start = scratch.count
-            JSONEscaping.writeString(k, to: &scratch)
-            keys.append((start..<scratch.count, k.count, KeyTable.prefix(k)))
+            var rest = 0
+            if k.count > 8 {
+                rest = longKeys.count
+                longKeys.append(UnsafeRawBufferPointer(rebasing: k[8...]))
+            }
+            keys.append((k.count, KeyTable.prefix(k), rest))
+            if k.count > Self.scratchLimit {
+                flushScratch()
+                output.writeString(utf8: k)
+            } else {
+                JSONEscaping.writeString(k, to: &scratch)
+            }
             scratch.append(UInt8(ascii: ":"))
         case .endObject:
             scratch.append(UInt8(ascii: "}"))
             if !sawDuplicate && !keepFirstDuplicate && hasDuplicate(from: top.firstKey) { sawDuplicate = true }
+            if let firstLong = keys[top.firstKey...].first(where: { $0.length > 8 }) { longKeys.removeLast(longKeys.count - firstLong.rest) }
             keys.removeLast(keys.count - top.firstKey)
             close()
         case .endArray:
             scratch.append(UInt8(ascii: "]"))
             close()
         }
-        guard depth == 0 else { return false }
+        guard depth == 0 else {
+            if scratch.count >= Self.scratchLimit { flushScratch() }
+            return false
+        }
+        flushScratch()
         if sawDuplicate {
             // Canonical text re-parsed: duplicate keys collapse exactly as when the tree builder saw them.
-            let v = try JSONParser.parse(scratch.bytes)
+            let v = try JSONParser.parse(output.bytes)
+            output.removeAll()
             output.write(v)
             if keepsValue { value = v }
-        } else {
-            output.writeRaw(scratch.bytes)
-            if keepsValue { value = try JSONParser.parse(scratch.bytes) }
+        } else if keepsValue {
+            value = try JSONParser.parse(output.bytes)
         }
         kind = .value
         return true
@@ -250,26 +282,24 @@ final class CopySink: ValueSink {
     private func hasDuplicate(from first: Int) -> Bool {
         let n = keys.count - first
         guard n > 1 else { return false }
-        let bytes = scratch.bytes
         if n <= 8 {
             for i in first..<keys.count {
-                for j in (i + 1)..<keys.count where sameKey(i, j, bytes) { return true }
+                for j in (i + 1)..<keys.count where sameKey(i, j) { return true }
             }
             return false
         }
-        return hasDuplicateHashed(from: first, bytes)
+        return hasDuplicateHashed(from: first)
     }
 
     @inline(__always)
-    private func sameKey(_ i: Int, _ j: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    private func sameKey(_ i: Int, _ j: Int) -> Bool {
         let a = keys[i], b = keys[j]
         guard a.length == b.length && a.prefix == b.prefix else { return false }
         guard a.length > 8 else { return true }
-        return a.range.count == b.range.count
-            && memcmp(bytes.baseAddress! + a.range.lowerBound, bytes.baseAddress! + b.range.lowerBound, a.range.count) == 0
+        return memcmp(longKeys.base + a.rest, longKeys.base + b.rest, a.length - 8) == 0
     }
 
-    private func hasDuplicateHashed(from first: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    private func hasDuplicateHashed(from first: Int) -> Bool {
         let n = keys.count - first
         var size = 16
         while size < n * 2 { size <<= 1 }
@@ -281,7 +311,7 @@ final class CopySink: ValueSink {
             let h = (keys[i].prefix ^ UInt64(truncatingIfNeeded: keys[i].length)) &* 0x9E37_79B9_7F4A_7C15
             var slot = Int(truncatingIfNeeded: h >> 32) & mask
             while table[slot] >= 0 {
-                if sameKey(Int(table[slot]), i, bytes) { return true }
+                if sameKey(Int(table[slot]), i) { return true }
                 slot = (slot + 1) & mask
             }
             table[slot] = Int32(i)
