@@ -80,13 +80,7 @@ struct ObjectLayoutTests {
                 if p { members.append(#""k\#(i)":\#(i)"#) } else if Bool.random(using: &rng) { members.append(#""k\#(i)":null"#) }
             }
             members.shuffle(using: &rng)
-            let record = Array(("{" + members.joined(separator: ",") + "}").utf8)
-            var expected = JSONWriter()
-            let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &expected) }
-            var actual = JSONWriter()
-            let streamOutcome = record.withUnsafeBytes { stream.map(record: $0, into: &actual) }
-            #expect(streamOutcome == treeOutcome)
-            #expect(actual.bytes == expected.bytes, "\(String(decoding: record, as: UTF8.self))")
+            expectSameMapping(&stream, tree, Array(("{" + members.joined(separator: ",") + "}").utf8))
         }
         #expect(patterns.count > 40, "the run must go past the layout cache")
     }
@@ -113,14 +107,17 @@ struct CopySinkTests {
         for mapper in [Mapper.identity, try Spec(json: #"{"fields":{"a":"a","s":"s"},"unmapped":"keep"}"#).mapper] {
             var stream = StreamEngine(mapper: mapper)
             let tree = TreeEngine(mapper: mapper)
-            for record in records {
-                var expected = JSONWriter()
-                let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &expected) }
-                var actual = JSONWriter()
-                let streamOutcome = record.withUnsafeBytes { stream.map(record: $0, into: &actual) }
-                #expect(streamOutcome == treeOutcome)
-                #expect(actual.bytes == expected.bytes, "\(String(decoding: record.prefix(80), as: UTF8.self))")
-            }
+            for record in records { expectSameMapping(&stream, tree, record) }
         }
     }
+}
+
+/// The stream engine maps `record` exactly as the tree engine does: outcome and bytes.
+func expectSameMapping(_ stream: inout StreamEngine, _ tree: TreeEngine, _ record: [UInt8]) {
+    var expected = JSONWriter()
+    let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &expected) }
+    var actual = JSONWriter()
+    let streamOutcome = record.withUnsafeBytes { stream.map(record: $0, into: &actual) }
+    #expect(streamOutcome == treeOutcome)
+    #expect(actual.bytes == expected.bytes, "\(String(decoding: record.prefix(80), as: UTF8.self))")
 }

@@ -157,18 +157,26 @@ struct StrictJSONScanner {
     static let verticalTab = "vertical tab (\\v) is not JSON whitespace, nor allowed raw in a string"
     static let invalidUTF8 = UTF8Validation.invalidStringMessage
 
-    /// A lead byte: how many continuation bytes follow and the allowed range of the first (Unicode Table 3-7).
-    private mutating func startUTF8Sequence(_ b: UInt8) -> Bool {
+    /// A lead byte (Unicode Table 3-7): how many continuation bytes follow and the range the first must be in; nil
+    /// for a byte that cannot start a character.
+    @inline(__always)
+    private static func lead(_ b: UInt8) -> (continuations: Int, lower: UInt8, upper: UInt8)? {
         switch b {
-        case 0xC2...0xDF: utf8Remaining = 1
-        case 0xE0: utf8Remaining = 2; utf8Lower = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2
-        case 0xED: utf8Remaining = 2; utf8Upper = 0x9F
-        case 0xF0: utf8Remaining = 3; utf8Lower = 0x90
-        case 0xF1...0xF3: utf8Remaining = 3
-        case 0xF4: utf8Remaining = 3; utf8Upper = 0x8F
-        default: return false
+        case 0xC2...0xDF: return (1, 0x80, 0xBF)
+        case 0xE0: return (2, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: return (2, 0x80, 0xBF)
+        case 0xED: return (2, 0x80, 0x9F)
+        case 0xF0: return (3, 0x90, 0xBF)
+        case 0xF1...0xF3: return (3, 0x80, 0xBF)
+        case 0xF4: return (3, 0x80, 0x8F)
+        default: return nil
         }
+    }
+
+    /// Starts a character whose continuation bytes come in later chunks.
+    private mutating func startUTF8Sequence(_ b: UInt8) -> Bool {
+        guard let l = Self.lead(b) else { return false }
+        (utf8Remaining, utf8Lower, utf8Upper) = l
         return true
     }
 
@@ -212,26 +220,17 @@ struct StrictJSONScanner {
         case invalid(at: Int)
     }
 
-    /// Checks one multi-byte UTF-8 character whose (up to) 4 bytes are all readable, by Unicode's Table 3-7.
+    /// Checks one multi-byte UTF-8 character whose (up to) 4 bytes are all readable.
     @inline(__always)
     private static func checkCharacter(_ p: UnsafePointer<UInt8>) -> CharacterCheck {
-        let b = p[0]
-        var lower: UInt8 = 0x80
-        var upper: UInt8 = 0xBF
-        let length: Int
-        switch b {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lower = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upper = 0x9F
-        case 0xF0: length = 4; lower = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upper = 0x8F
-        default: return .invalid(at: 0)
+        guard let l = lead(p[0]) else { return .invalid(at: 0) }
+        guard p[1] >= l.lower && p[1] <= l.upper else { return .invalid(at: 1) }
+        var k = 2
+        while k <= l.continuations {
+            if p[k] & 0xC0 != 0x80 { return .invalid(at: k) }
+            k += 1
         }
-        guard p[1] >= lower && p[1] <= upper else { return .invalid(at: 1) }
-        for k in 2..<length where p[k] & 0xC0 != 0x80 { return .invalid(at: k) }
-        return .valid(length: length)
+        return .valid(length: l.continuations + 1)
     }
 
     /// Four hex digits as a value, or nil if one is not a hex digit.
