@@ -132,6 +132,7 @@ final class CopySink: ValueSink {
     deinit {
         scratch.deallocate()
         longKeys.deallocate()
+        table.deallocate()
     }
 
     @inline(__always)
@@ -274,9 +275,10 @@ final class CopySink: ValueSink {
         return true
     }
 
-    /// A reusable open-addressing table of key indexes, for the duplicate check of large objects.
-    @exclusivity(unchecked) private var table: [Int32] = []
-    @exclusivity(unchecked) private var used: [Int] = []
+    /// A reusable open-addressing table of key indexes, for the duplicate check of large objects. A slot is in use
+    /// only if it carries the current check's stamp, so the table is never cleared.
+    @exclusivity(unchecked) private var table = UnsafeMutableBufferPointer<(stamp: UInt32, key: Int32)>(start: nil, count: 0)
+    @exclusivity(unchecked) private var stamp: UInt32 = 0
 
     /// Whether two keys of the object whose keys start at `first` are equal.
     private func hasDuplicate(from first: Int) -> Bool {
@@ -303,19 +305,22 @@ final class CopySink: ValueSink {
         let n = keys.count - first
         var size = 16
         while size < n * 2 { size <<= 1 }
-        if table.count < size { table = Array(repeating: -1, count: size) }
+        if table.count < size || stamp == .max {
+            table.deallocate()
+            table = .allocate(capacity: Swift.max(size, table.count))
+            table.initialize(repeating: (0, 0))
+            stamp = 0
+        }
+        stamp += 1
         let mask = size - 1
-        used.removeAll(keepingCapacity: true)
-        defer { for slot in used { table[slot] = -1 } }
         for i in first..<keys.count {
             let h = (keys[i].prefix ^ UInt64(truncatingIfNeeded: keys[i].length)) &* 0x9E37_79B9_7F4A_7C15
             var slot = Int(truncatingIfNeeded: h >> 32) & mask
-            while table[slot] >= 0 {
-                if sameKey(Int(table[slot]), i) { return true }
+            while table[slot].stamp == stamp {
+                if sameKey(Int(table[slot].key), i) { return true }
                 slot = (slot + 1) & mask
             }
-            table[slot] = Int32(i)
-            used.append(slot)
+            table[slot] = (stamp, Int32(i))
         }
         return false
     }
