@@ -20,6 +20,7 @@ struct ProgressDisplay {
         guard now - lastDraw >= interval else { return }
         lastDraw = now
         console.write(Array(("\r\u{1B}[K" + Self.line(stats, totalBytes: totalBytes, elapsed: now - stats.started)).utf8))
+        console.flush()  // on screen now, even when standard error is not a terminal (`--progress` forced on)
         console.progressShown = true
     }
 
