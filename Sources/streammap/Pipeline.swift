@@ -14,6 +14,10 @@ struct PipelineSettings {
     var quiet = false
     /// Warnings (non-fatal errors) reported on standard error too.
     var showWarnings = false
+    /// Worker threads that map records (`--jobs`); 1: everything on the calling thread.
+    var jobs = 1
+    /// Input bytes per batch with more than one job (hidden `--batch-bytes`; tests make it small).
+    var batchBytes = ParallelMapping.defaultBatchBytes
 }
 
 /// Why the run stopped before the end of its input.
@@ -28,6 +32,11 @@ enum StopReason: Equatable {
 /// Reads the inputs, maps every record with the engine, writes mapped records, rejects and diagnostics. Every
 /// record read ends in exactly one place: the output or the rejected count (and the rejects file); a record cut by
 /// a stop (signal, closed output) is not counted.
+///
+/// With `--jobs N` (N > 1) the calling thread still reads, frames, writes and reports, in input order; only the
+/// mapping of records moves to N worker threads, a batch of records at a time (`ParallelMapping`; the batch side
+/// of this type is in Parallel/Pipeline+Batches.swift). The output, the rejects, the messages, the counts and the
+/// exit status are those of one job.
 struct Pipeline<Engine: RecordEngine>: RecordHandler {
     var engine: Engine
     let settings: PipelineSettings
@@ -36,34 +45,48 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
     let console: Console
     var stats = RunStats()
     var progress: ProgressDisplay?
-    private(set) var stop: StopReason?
+    var stop: StopReason?
     private(set) var inputFailed = false
 
     // The input and the record in progress.
-    private var inputName = ""
-    private var location = RecordLocation(line: 0, byteOffset: 0)
-    private var recordLength = 0
-    private var skippingRecord = false
+    var inputName = ""
+    var location = RecordLocation(line: 0, byteOffset: 0)
+    var recordLength = 0
+    var skippingRecord = false
     /// The record's first bytes, kept for `--rejects` (`keepLimit` of them; pieces are only valid during the call
     /// that hands them on, so they are copied).
-    private var kept: [UInt8] = []
-    private let keepLimit: Int
+    var kept: [UInt8] = []
+    let keepLimit: Int
     private var readBuffer = [UInt8](repeating: 0, count: 1 << 18)
 
-    init(engine: Engine, settings: PipelineSettings, output: RecordOutput, rejects: RejectsFile?, console: Console) {
+    /// With more than one job: the batches and the workers (nil: every record is mapped by `engine`, here).
+    /// `engine` still maps the records too long for a batch.
+    var parallel: ParallelMapping?
+    /// Makes each worker's engine (see `ParallelMapping.BatchMapperFactory`).
+    let makeBatchMapper: ParallelMapping.BatchMapperFactory?
+    /// The NDJSON record in progress goes into the batch being cut, not through `engine`.
+    var batching = false
+
+    init(engine: Engine, settings: PipelineSettings, output: RecordOutput, rejects: RejectsFile?, console: Console,
+         makeBatchMapper: ParallelMapping.BatchMapperFactory? = nil) {
         self.engine = engine
         self.settings = settings
         self.output = output
         self.rejects = rejects
         self.console = console
         self.keepLimit = rejects?.bytesToKeep ?? 0
+        self.makeBatchMapper = makeBatchMapper
     }
 
     // MARK: Running
 
     /// Maps every input in order and returns the exit status.
     mutating func run(inputs: [String]) -> Int32 {
+        startWorkers()
         for input in inputs where stop == nil { process(input) }
+        finishBatches()
+        parallel?.shutdown()
+        parallel = nil
         if stop != .outputClosed && stop != .outputFailed { flushOutput() }
         if var r = rejects {
             if case .failed(let code) = r.flush() { rejectsWriteFailed(r.file.name, code) }
@@ -102,6 +125,8 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
         switch InputFile.open(path) {
         case .success(let f): input = f
         case .failure(let e):
+            finishBatches()  // the records before it first; and a stop there means this input is never reached
+            guard stop == nil else { return }
             console.error("\(path): \(e.description)")
             inputFailed = true
             return
@@ -114,18 +139,23 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
         defer { readBuffer = buffer }
         while stop == nil {
             if Signals.received != 0 {
-                stop = .interrupted(Signals.received)
+                finishBatches()  // the whole records read so far are mapped and written
+                if stop == nil { stop = .interrupted(Signals.received) }
                 break
             }
             let n = buffer.withUnsafeMutableBytes { input.read(into: $0, interrupted: { Signals.received != 0 }) }
             guard let n else {
                 if Signals.received != 0 { continue }
-                console.error("\(input.name): \(Console.describe(errno: errno))")
+                let code = errno
+                finishBatches()
+                guard stop == nil else { break }
+                console.error("\(input.name): \(Console.describe(errno: code))")
                 inputFailed = true
                 break
             }
             if n == 0 {
                 framing.finish(into: &self)
+                submitBatch()  // a batch holds the records of one input
                 break
             }
             stats.bytesIn += n
@@ -141,6 +171,11 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
         guard !skippingRecord else { return }
         self.location = location
         recordLength = 0
+        if let parallel {
+            batching = true
+            parallel.current.beginRecord()
+            return
+        }
         kept.removeAll(keepingCapacity: kept.capacity <= 1 << 20)
         engine.beginRecord()
     }
@@ -148,6 +183,11 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
     mutating func recordContinues(_ bytes: UnsafeRawBufferPointer) {
         guard !skippingRecord else { return }
         recordLength += bytes.count
+        if batching {
+            parallel!.current.continueRecord(bytes)
+            if recordLength > parallel!.longRecordBytes { streamLongRecord() }
+            return
+        }
         engine.continueRecord(bytes)
         let room = keepLimit - kept.count
         if room > 0 { kept.append(contentsOf: bytes.prefix(room)) }
@@ -155,26 +195,46 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
 
     mutating func recordEnds() {
         guard !skippingRecord else { return }
+        if batching {
+            batching = false
+            parallel!.current.endRecord(at: location, bytesIn: stats.bytesIn)
+            if parallel!.currentIsFull { submitBatch() }
+            return
+        }
         let mark = output.writer.bytes.count
         let outcome = engine.endRecord(into: &output.writer)
         let k = kept
-        k.withUnsafeBytes { handle(outcome, mark: mark, record: $0) }
+        k.withUnsafeBytes { handle(outcome, mark: mark, record: $0, input: inputName, location: location, totalBytes: recordLength) }
     }
 
     // MARK: Whole records (array, concat, seq)
 
     mutating func wholeRecord(_ bytes: UnsafeRawBufferPointer, at location: RecordLocation, framingError: JSONSyntaxError?) {
         guard stop == nil else { return }
+        if let parallel {
+            if bytes.count <= parallel.longRecordBytes {
+                parallel.current.addRecord(bytes, at: location, bytesIn: stats.bytesIn, framingError: framingError)
+                if parallel.currentIsFull { submitBatch() }
+                return
+            }
+            finishBatches()  // a long record is mapped here, after the records before it
+            guard stop == nil else { return }
+        }
         self.location = location
         recordLength = bytes.count
         let mark = output.writer.bytes.count
         let outcome = framingError.map { RecordOutcome.rejected(.syntax($0)) } ?? engine.map(record: bytes, into: &output.writer)
-        handle(outcome, mark: mark, record: UnsafeRawBufferPointer(rebasing: bytes.prefix(max(keepLimit, 0))))
+        handle(outcome, mark: mark, record: UnsafeRawBufferPointer(rebasing: bytes.prefix(max(keepLimit, 0))), input: inputName,
+               location: location, totalBytes: recordLength)
     }
 
     // MARK: Outcomes
 
-    private mutating func handle(_ outcome: RecordOutcome, mark: Int, record: UnsafeRawBufferPointer) {
+    /// Counts, reports and (when rejected) takes back out of the output one record, whose mapped bytes (if any)
+    /// follow `mark` in the output buffer; decides whether the run stops there. `record` is the record's start
+    /// (`keepLimit` bytes of it) for `--rejects`, `totalBytes` its length.
+    mutating func handle(_ outcome: RecordOutcome, mark: Int, record: UnsafeRawBufferPointer, input inputName: String,
+                         location: RecordLocation, totalBytes recordLength: Int) {
         stats.recordsIn += 1
         switch outcome {
         case .mapped(let warnings):
