@@ -32,6 +32,7 @@ TARGETS = {
     "stream_vs_ceiling": 0.85,
     "identity_vs_yajl_gen": 1.1,
     "tree_vs_codable": 1.0,
+    "jobs2_vs_jobs1": 1.7,
     "rss_mib": 16,
 }
 
@@ -87,6 +88,7 @@ def build_tools(a):
         Tool("yajl-noop", "yajl, no-op callbacks (C, parse ceiling)", "mapping", [os.path.join(pb, "yajl_noop"), c], "lines", "ceiling"),
         Tool("streammap-stream", "streammap, stream engine", "mapping", [a.streammap, "--spec", spec, "--engine", "stream", c], "streammap", "reference"),
         Tool("streammap-tree", "streammap, tree engine", "mapping", [a.streammap, "--spec", spec, "--engine", "tree", c], "streammap", "mapper"),
+        Tool("streammap-jobs2", "streammap, stream engine, --jobs 2", "mapping", [a.streammap, "--spec", spec, "--engine", "stream", "--jobs", "2", c], "streammap", "mapper"),
     ]
     py = sys.executable
     if subprocess.run([py, "-c", "import orjson"], capture_output=True).returncode == 0:
@@ -414,6 +416,7 @@ def write_report(a, tools, size, out_dir):
         "identity_vs_yajl_gen": ratio("identity-stream", by.get("yajl-gen")),
         "tree_vs_codable": ratio("streammap-tree", by.get("codable")),
         "stream_vs_codable": ratio("streammap-stream", by.get("codable")),
+        "jobs2_vs_jobs1": ratio("streammap-jobs2", by["streammap-stream"]),
     }
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     L = []
@@ -459,6 +462,7 @@ def write_report(a, tools, size, out_dir):
     row("stream engine / yajl no-op ceiling", ratios["stream_vs_ceiling"], TARGETS["stream_vs_ceiling"])
     row("streammap identity (stream) / yajl_gen re-emit", ratios["identity_vs_yajl_gen"], TARGETS["identity_vs_yajl_gen"])
     row("tree engine / Swift Codable", ratios["tree_vs_codable"], TARGETS["tree_vs_codable"])
+    row("streammap --jobs 2 / --jobs 1 (stream engine)", ratios["jobs2_vs_jobs1"], TARGETS["jobs2_vs_jobs1"])
     for key in ("streammap-stream", "streammap-tree", "identity-stream"):
         if key in by:
             row("peak RSS MiB, " + by[key].label + " (%.0f MB input)" % mb, by[key].rss_mib, TARGETS["rss_mib"], higher=False)
