@@ -67,7 +67,8 @@ struct ConsumerRef {
     @inline(__always) func resetFound() { ref._withUnsafeGuaranteedRef { $0.resetFound() } }
 }
 
-/// Skips a value without allocating, by counting depth. (Every string's UTF-8 was validated before yajl saw it,
+/// Skips a value without allocating, by counting depth: for consumers that share their events with others
+/// (behind a `FanOut`), which may not skip inside yajl. (Every string's UTF-8 was validated before yajl saw it,
 /// by `StrictJSONScanner`, so a record with invalid UTF-8 is rejected whether or not the bad string is mapped.)
 final class Skipper: EventConsumer {
     @exclusivity(unchecked) private var depth = 0

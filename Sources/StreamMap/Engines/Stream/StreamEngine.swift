@@ -1,6 +1,8 @@
 /// The stream engine: yajl's events drive a state machine compiled from the mapper, so a record is mapped while
-/// it is parsed, without building its tree. Unread subtrees are skipped by depth counting; scalars and the few
-/// subtrees a mapper needs whole are evaluated with the tree engine's own `Mapper.map`. The output and the errors
+/// it is parsed, without building its tree. Unread values are skipped inside yajl (`ParseSkip`: no callbacks for
+/// their scalars and keys, container events only counted), or by counting depth where several consumers share
+/// the events (`Skipper`); scalars and the few subtrees a mapper needs whole are evaluated with the tree engine's
+/// own `Mapper.map`. The output and the errors
 /// are identical to `TreeEngine`'s for every mapper and every record (differential tests guard this).
 public struct StreamEngine: RecordEngine {
     public let mapper: Mapper
