@@ -27,6 +27,6 @@ let package = Package(
         // (Fuzz/Package.swift, a separate package) share them. Not a product.
         .target(name: "StreamMapTestSupport", dependencies: ["StreamMap"]),
         .testTarget(name: "StreamMapTests", dependencies: ["StreamMap", "StreamMapTestSupport"]),
-        .testTarget(name: "StreamMapCLITests", dependencies: ["streammap"]),
+        .testTarget(name: "StreamMapCLITests", dependencies: ["streammap", "StreamMapTestSupport"]),
     ]
 )

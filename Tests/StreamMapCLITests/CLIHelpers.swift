@@ -120,3 +120,59 @@ enum CLI {
     /// The path of an example file under Examples/.
     static func example(_ name: String) -> String { root.appendingPathComponent("Examples").appendingPathComponent(name).path }
 }
+
+/// A running `streammap` whose standard streams are pipes, for tests that feed it over time or signal it:
+/// standard error is collected as it arrives (on a thread of its own), so a test can wait for a message.
+final class LiveCLI {
+    let process = Process()
+    private let input = Pipe(), output = Pipe(), error = Pipe()
+    private let errors = CLI.DataBox()
+    private let lock = NSLock()
+    private let watchdog: DispatchWorkItem
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = CLI.binary
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        watchdog = CLI.watchdog(process)
+        let (error, errors, lock) = (error, errors, lock)
+        Thread {
+            while true {
+                let chunk = error.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                lock.withLock { errors.data.append(chunk) }
+            }
+            errors.done.signal()
+        }.start()
+    }
+
+    deinit { watchdog.cancel() }
+
+    func write(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+
+    /// Waits (up to 15 s) until standard error contains `text`.
+    func waitForStandardError(containing text: String) {
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline && !lock.withLock({ String(decoding: errors.data, as: UTF8.self).contains(text) }) {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Closes standard input (unless `keepInputOpen`), waits for the end, and returns what the tool wrote; standard
+    /// error is what follows the last progress line (each message starts by clearing it).
+    func finish(keepInputOpen: Bool = false) -> CLIResult {
+        if !keepInputOpen { try? input.fileHandleForWriting.close() }
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        errors.done.wait()
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        let text = String(decoding: errors.data, as: UTF8.self)
+        return CLIResult(stdout: String(decoding: out, as: UTF8.self),
+                         stderr: text.components(separatedBy: "\r\u{1B}[K").last ?? text, status: process.terminationStatus)
+    }
+}

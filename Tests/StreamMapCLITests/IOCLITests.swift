@@ -97,44 +97,14 @@ struct IOCLITests {
     /// line, redrawn at every chunk) that it has read three records, interrupts it while it waits for more, and
     /// returns what it wrote: only whole records, and the counts.
     func interrupt(with signal: Int32, extraArguments: [String] = []) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["--field", "n", "--progress", "--progress-interval", "0"] + extraArguments
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let watchdog = CLI.watchdog(process)
-        defer { watchdog.cancel() }
-        let err = CLI.DataBox()
-        let lock = NSLock()
-        let reader = Thread {
-            while true {
-                let chunk = error.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                lock.withLock { err.data.append(chunk) }
-            }
-            err.done.signal()
-        }
-        reader.start()
-        input.fileHandleForWriting.write(Data("{\"n\":1}\n{\"n\":2}\n{\"n\":3,\"x\":\"".utf8))
+        let run = try LiveCLI(["--field", "n", "--progress", "--progress-interval", "0"] + extraArguments)
+        run.write("{\"n\":1}\n{\"n\":2}\n{\"n\":3,\"x\":\"")
         Thread.sleep(forTimeInterval: 0.1)
-        input.fileHandleForWriting.write(Data("rest\"}\n{\"n\":".utf8))  // record 3 ends; record 4 is cut
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline && !lock.withLock({ String(decoding: err.data, as: UTF8.self).contains("streammap: 3 records") }) {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        run.write("rest\"}\n{\"n\":")  // record 3 ends; record 4 is cut
+        run.waitForStandardError(containing: "streammap: 3 records")
         Thread.sleep(forTimeInterval: 0.1)  // back in read(2), waiting for the rest of record 4
-        kill(process.processIdentifier, signal)
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        err.done.wait()
-        process.waitUntilExit()
-        try? input.fileHandleForWriting.close()
-        // Keep what follows the last progress line (each message starts by clearing it).
-        let text = String(decoding: err.data, as: UTF8.self)
-        let afterProgress = text.components(separatedBy: "\r\u{1B}[K").last ?? text
-        return CLIResult(stdout: String(decoding: out, as: UTF8.self), stderr: afterProgress, status: process.terminationStatus)
+        run.signal(signal)
+        return run.finish(keepInputOpen: true)
     }
 
     @Test func sigintStopsAtARecordBoundaryAndReportsCounts() throws {

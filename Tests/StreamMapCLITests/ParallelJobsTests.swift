@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StreamMapTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -75,17 +76,11 @@ struct ParallelJobsTests {
 
     // MARK: Inputs
 
-    /// A deterministic generator (SplitMix64).
+    /// A deterministic generator (the differential tests' SplitMix64).
     struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+        var generator: SplitMix64
+        init(state: UInt64) { generator = SplitMix64(seed: state) }
+        mutating func below(_ n: Int) -> Int { Int(generator.next() % UInt64(n)) }
     }
 
     /// NDJSON that exercises everything the pipeline decides per record: good records (ids increasing), warnings,
@@ -358,45 +353,17 @@ struct ParallelJobsTests {
     /// jobs too, the three whole records are written and counted, the cut one is not.
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalWritesTheWholeRecordsRead(_ signal: Int32) throws {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["--field", "n", "--jobs", "2", "--progress", "--progress-interval", "0", "--stats"]
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let watchdog = CLI.watchdog(process)
-        defer { watchdog.cancel() }
-        let err = CLI.DataBox()
-        let lock = NSLock()
-        let reader = Thread {
-            while true {
-                let chunk = error.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                lock.withLock { err.data.append(chunk) }
-            }
-            err.done.signal()
-        }
-        reader.start()
+        let run = try LiveCLI(["--field", "n", "--jobs", "2", "--progress", "--progress-interval", "0", "--stats"])
         let sent = "{\"n\":1}\n{\"n\":2}\n{\"n\":3,\"x\":\"rest\"}\n{\"n\":"
-        input.fileHandleForWriting.write(Data(sent.utf8))
+        run.write(sent)
         // Records are counted when written, so wait for the bytes: the progress line says they were read.
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline && !lock.withLock({ String(decoding: err.data, as: UTF8.self).contains(", \(sent.utf8.count) B") }) {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        run.waitForStandardError(containing: ", \(sent.utf8.count) B")
         Thread.sleep(forTimeInterval: 0.1)  // back in read(2)
-        kill(process.processIdentifier, signal)
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        err.done.wait()
-        process.waitUntilExit()
-        try? input.fileHandleForWriting.close()
-        let text = String(decoding: err.data, as: UTF8.self)
-        let afterProgress = (text.components(separatedBy: "\r\u{1B}[K").last ?? text).split(separator: "\n").map(String.init)
-        #expect(String(decoding: out, as: UTF8.self) == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
-        #expect(afterProgress.first == "streammap: interrupted: 3 records read, 3 written, 0 rejected")
-        #expect(afterProgress.last?.hasPrefix(#"{"recordsIn":3,"recordsOut":3,"recordsRejected":0,"#) == true)
-        #expect(process.terminationStatus == 128 + signal)
+        run.signal(signal)
+        let r = run.finish(keepInputOpen: true)
+        #expect(r.stdout == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
+        #expect(r.stderrLines.first == "streammap: interrupted: 3 records read, 3 written, 0 rejected")
+        #expect(r.stderrLines.last?.hasPrefix(#"{"recordsIn":3,"recordsOut":3,"recordsRejected":0,"#) == true)
+        #expect(r.status == 128 + signal)
     }
 }

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import StreamMap
+import StreamMapTestSupport
 
 /// One framed record, as the tests compare them: location, text, and whether it is a framing error.
 private struct Framed: Equatable, CustomStringConvertible {
@@ -298,7 +299,7 @@ struct FramingTests {
         let input = Array(Self.mixedInputs[inputIndex].utf8)
         let whole = frame(input, framing, chunkSize: Int.max)
         #expect(!whole.records.isEmpty)
-        var generator = FramingChunkSizes(seed: 0x5EED + UInt64(framing.rawValue.utf8.count * 10 + inputIndex))
+        var generator = SplitMix64(seed: 0x5EED + UInt64(framing.rawValue.utf8.count * 10 + inputIndex))
         for _ in 0..<200 {
             var framer = RecordFramer(framing: framing)
             var records: [Framed] = []
@@ -382,18 +383,5 @@ struct FramingTests {
         #expect(delivered.first?.location == RecordLocation(line: 1, byteOffset: expectedOffset))
         #expect(delivered.first?.last == UInt8(ascii: "}"))
         #expect(elapsed < .seconds(1), "framing 20 MB took \(elapsed)")
-    }
-}
-
-/// A small deterministic generator for chunk sizes.
-private struct FramingChunkSizes: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
