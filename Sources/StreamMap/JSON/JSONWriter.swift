@@ -33,16 +33,8 @@ public struct JSONWriter: Sendable, ByteAppending {
     @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
     public mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
     public mutating func writeRaw(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
-    public mutating func writeNull() { writeLiteral(0x6C6C_756E, count: 4) }
-    public mutating func writeBool(_ b: Bool) {
-        if b { writeLiteral(0x6575_7274, count: 4) } else { writeLiteral(0x65_736C_6166, count: 5) }
-    }
-
-    /// Appends the first `count` bytes of `word`, little-end first (`null`, `true`, `false`) without allocating.
-    @inline(__always)
-    private mutating func writeLiteral(_ word: UInt64, count: Int) {
-        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-    }
+    public mutating func writeNull() { appendNull() }
+    public mutating func writeBool(_ b: Bool) { appendBool(b) }
     public mutating func writeNumber(_ n: JSONNumber) { bytes.append(contentsOf: n.text.utf8) }
 
     public mutating func writeString(_ s: String) {
@@ -108,6 +100,20 @@ public struct JSONWriter: Sendable, ByteAppending {
 protocol ByteAppending {
     mutating func append(_ byte: UInt8)
     mutating func append(_ raw: UnsafeRawBufferPointer)
+    /// The first `count` bytes of `word`, little-end first (`null`, `true`, `false`), without allocating.
+    mutating func appendLiteral(_ word: UInt64, count: Int)
+}
+
+extension ByteAppending {
+    mutating func appendLiteral(_ word: UInt64, count: Int) {
+        withUnsafeBytes(of: word.littleEndian) { append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    mutating func appendNull() { appendLiteral(0x6C6C_756E, count: 4) }
+
+    mutating func appendBool(_ b: Bool) {
+        if b { appendLiteral(0x6575_7274, count: 4) } else { appendLiteral(0x65_736C_6166, count: 5) }
+    }
 }
 
 /// The one string escaping of the canonical form (see `JSONWriter`), for any byte destination.
@@ -234,14 +240,9 @@ struct ByteBuffer: ByteAppending {
         count += raw.count
     }
 
-    mutating func appendNull() { appendLiteral(0x6C6C_756E, count: 4) }
-    mutating func appendBool(_ b: Bool) {
-        if b { appendLiteral(0x6575_7274, count: 4) } else { appendLiteral(0x65_736C_6166, count: 5) }
-    }
-
-    /// The first `count` bytes of `word`, little-end first (`null`, `true`, `false`).
+    /// One unaligned 8-byte store, then `count` advances by the literal's length.
     @inline(__always)
-    private mutating func appendLiteral(_ word: UInt64, count n: Int) {
+    mutating func appendLiteral(_ word: UInt64, count n: Int) {
         reserve(8)
         UnsafeMutableRawPointer(base + count).storeBytes(of: word.littleEndian, as: UInt64.self)
         count += n

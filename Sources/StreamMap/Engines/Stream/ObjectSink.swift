@@ -94,7 +94,6 @@ final class ObjectSink: ValueSink {
     private let slotPaths: [[Int]]
 
     // Per-object streaming state.
-    @exclusivity(unchecked) private var skipping = false
     @exclusivity(unchecked) private var current: ConsumerRef?
     @exclusivity(unchecked) private var currentPassThroughKey: String?
     private let skipper = Skipper()
@@ -214,14 +213,8 @@ final class ObjectSink: ValueSink {
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startArray = e {
             setResult(.failure(.typeMismatch(expected: "object", found: .array([]))))
-            if let parseSkip {
-                parseSkip.skipContainer()
-                return true
-            }
-            skipping = true
-            return try skipper.start(e)
+            return skipRejectedContainer()
         }
-        skipping = false
         pendingConsumer = nil
         currentPassThroughKey = nil
         current = nil
@@ -232,7 +225,6 @@ final class ObjectSink: ValueSink {
     }
 
     override func nextInContainer(_ e: JSONEvent) throws -> Bool {
-        if skipping { return try skipper.next(e) }
         if let c = current {
             if try c.next(e) { valueDone() }
             return false
@@ -354,35 +346,35 @@ final class ObjectSink: ValueSink {
     }
 
     private func writeObject(_ passed: [(key: String, bytes: [UInt8])]) {
-        if slotFilled.count <= 64 {
-            var filled: UInt64 = 0
-            for (slot, f) in slotFilled.enumerated() where f { filled |= 1 << UInt64(slot) }
-            var index = layouts.firstIndex { $0.filled == filled }
-            if index == nil && layouts.count < Self.layoutCacheLimit {
-                layouts.append((filled, computeLayout()))
-                index = layouts.count - 1
-            }
-            if let index {
-                for piece in layouts[index].pieces {
-                    switch piece {
-                    case .raw(let bytes): output.writeRaw(bytes)
-                    case .slot(let slot): writeSlot(slot)
-                    }
-                }
-                var count = filled == 0 ? 0 : 1
-                writePassed(passed, &count)
-                return
-            }
+        let anyFilled = slotFilled.contains(true)
+        if let pieces = cachedLayout() {
+            writeLayout(pieces)
+        } else {
+            // More than 64 slots, or more sets of filled slots than the cache holds: laid out for this record.
+            writeLayout(computeLayout())
         }
-        for n in nodes.indices {
-            opened[n] = false
-            order[n].removeAll(keepingCapacity: true)
-        }
-        // Destinations appear in the order their first filled slot comes in the spec (as the tree inserts them).
-        for slot in slotFilled.indices where slotFilled[slot] { open(slot) }
-        output.writeRaw(UInt8(ascii: "{"))
-        var count = writeChildren(of: 0)
+        var count = anyFilled ? 1 : 0
         writePassed(passed, &count)
+    }
+
+    /// The layout for the slots now filled, from the cache (computed and kept the first time, while there is room).
+    private func cachedLayout() -> [LayoutPiece]? {
+        guard slotFilled.count <= 64 else { return nil }
+        var filled: UInt64 = 0
+        for (slot, f) in slotFilled.enumerated() where f { filled |= 1 << UInt64(slot) }
+        if let cached = layouts.first(where: { $0.filled == filled }) { return cached.pieces }
+        guard layouts.count < Self.layoutCacheLimit else { return nil }
+        layouts.append((filled, computeLayout()))
+        return layouts[layouts.count - 1].pieces
+    }
+
+    private func writeLayout(_ pieces: [LayoutPiece]) {
+        for piece in pieces {
+            switch piece {
+            case .raw(let bytes): output.writeRaw(bytes)
+            case .slot(let slot): writeSlot(slot)
+            }
+        }
     }
 
     /// Pass-through members after the mapped ones, and the closing brace.
@@ -406,7 +398,8 @@ final class ObjectSink: ValueSink {
         }
     }
 
-    /// The layout `writeObject` follows for the slots now filled: the general path's order, as pieces.
+    /// The object's text for the slots now filled, as pieces: `{`, then keys and slots. Destinations appear in the
+    /// order their first filled slot comes in the spec (as the tree inserts them).
     private func computeLayout() -> [LayoutPiece] {
         for n in nodes.indices {
             opened[n] = false
@@ -463,23 +456,6 @@ final class ObjectSink: ValueSink {
             paths[slot] = path.reversed()
         }
         return paths
-    }
-
-    private func writeChildren(of node: Int) -> Int {
-        var count = 0
-        for child in order[node] {
-            if count > 0 { output.writeRaw(UInt8(ascii: ",")) }
-            count += 1
-            output.writeRaw(nodes[child].keyBytes)
-            if let slot = nodes[child].slot {
-                writeSlot(slot)
-            } else {
-                output.writeRaw(UInt8(ascii: "{"))
-                _ = writeChildren(of: child)
-                output.writeRaw(UInt8(ascii: "}"))
-            }
-        }
-        return count
     }
 }
 

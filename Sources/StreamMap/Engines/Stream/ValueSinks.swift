@@ -23,6 +23,8 @@ class ValueSink: EventConsumer {
 
     @exclusivity(unchecked) private var builder = JSONTreeBuilder()
     @exclusivity(unchecked) private var depth = 0
+    /// Depth inside a container whose type the sink rejected, while it skips the rest by counting depth.
+    @exclusivity(unchecked) private var rejectedDepth = 0
 
     init(_ mapper: Mapper) { self.mapper = mapper }
 
@@ -37,6 +39,7 @@ class ValueSink: EventConsumer {
 
     final override func start(_ e: JSONEvent) throws -> Bool {
         clear()
+        rejectedDepth = 0
         switch e {
         case .startObject, .startArray:
             return try startContainer(e)
@@ -51,7 +54,29 @@ class ValueSink: EventConsumer {
         setResult(mapper.map(try e.scalarValue()))
     }
 
-    override func next(_ e: JSONEvent) throws -> Bool { try nextInContainer(e) }
+    final override func next(_ e: JSONEvent) throws -> Bool {
+        guard rejectedDepth == 0 else {
+            switch e {
+            case .startObject, .startArray: rejectedDepth += 1
+            case .endObject, .endArray: rejectedDepth -= 1
+            default: break
+            }
+            return rejectedDepth == 0
+        }
+        return try nextInContainer(e)
+    }
+
+    /// Skips the rest of a container whose start the sink has just rejected (its type; the result is already
+    /// set): inside yajl when the sink receives its events alone, else by counting depth. Returns what
+    /// `startContainer` returns.
+    final func skipRejectedContainer() -> Bool {
+        if let parseSkip {
+            parseSkip.skipContainer()
+            return true
+        }
+        rejectedDepth = 1
+        return false
+    }
 
     /// The value is absent: map nil.
     func resolveAbsent() {
@@ -110,18 +135,24 @@ class ValueSink: EventConsumer {
 final class CopySink: ValueSink {
     private let allowed: JSONTypeSet?
     /// The innermost open container (kept out of `enclosing`, so that the per-event work touches no array):
-    /// whether it is an object, how many members or elements it has so far, and where its keys start in `keys`.
-    @exclusivity(unchecked) private var top = (isObject: false, count: 0, firstKey: 0)
+    /// whether it is an object, how many members or elements it has so far, and where its keys start in `keys`
+    /// and in `longKeys`.
+    @exclusivity(unchecked) private var top = Container(isObject: false, count: 0, firstKey: 0, firstLongKeyByte: 0)
     /// The containers around it, outermost first; `depth` counts all open ones.
-    @exclusivity(unchecked) private var enclosing: [(isObject: Bool, count: Int, firstKey: Int)] = []
+    @exclusivity(unchecked) private var enclosing: [Container] = []
+
+    private struct Container {
+        var isObject: Bool
+        var count: Int
+        var firstKey: Int
+        var firstLongKeyByte: Int
+    }
     @exclusivity(unchecked) private var depth = 0
     /// The keys of the open objects: decoded length and first 8 bytes (`KeyTable.prefix`), which tell most keys
     /// apart without comparing bytes, and for longer keys where the rest is in `longKeys`.
     @exclusivity(unchecked) private var keys: [(length: Int, prefix: UInt64, rest: Int)] = []
     @exclusivity(unchecked) private var longKeys = ByteBuffer(capacity: 256)
     @exclusivity(unchecked) private var sawDuplicate = false
-    @exclusivity(unchecked) private var skipping = false
-    private let skipper = Skipper()
 
     private let keepFirstDuplicate: Bool
     /// Canonical text on its way to `output`, gathered in up to `scratchLimit` bytes (appending to a plain byte
@@ -152,14 +183,8 @@ final class CopySink: ValueSink {
         if case .startObject = e { isObject = true } else { isObject = false }
         if let allowed, !allowed.contains(isObject ? .object : .array) {
             errors = [.typeMismatch(expected: allowed.description, found: isObject ? .object(JSONObject()) : .array([]))]
-            if let parseSkip {
-                parseSkip.skipContainer()
-                return true
-            }
-            skipping = true
-            return try skipper.start(e)
+            return skipRejectedContainer()
         }
-        skipping = false
         sawDuplicate = false
         scratch.reset(keeping: 1 << 18)
         longKeys.reset(keeping: 1 << 16)
@@ -198,7 +223,7 @@ final class CopySink: ValueSink {
     private func open(_ isObject: Bool) {
         scratch.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
         if depth > 0 { enclosing.append(top) }
-        top = (isObject, 0, keys.count)
+        top = Container(isObject: isObject, count: 0, firstKey: keys.count, firstLongKeyByte: longKeys.count)
         depth += 1
     }
 
@@ -215,7 +240,6 @@ final class CopySink: ValueSink {
     }
 
     override func nextInContainer(_ e: JSONEvent) throws -> Bool {
-        if skipping { return try skipper.next(e) }
         switch e {
         case .null: beforeValue(); scratch.appendNull()
         case .bool(let b): beforeValue(); scratch.appendBool(b)
@@ -250,7 +274,7 @@ final class CopySink: ValueSink {
         case .endObject:
             scratch.append(UInt8(ascii: "}"))
             if !sawDuplicate && !keepFirstDuplicate && hasDuplicate(from: top.firstKey) { sawDuplicate = true }
-            if let firstLong = keys[top.firstKey...].first(where: { $0.length > 8 }) { longKeys.removeLast(longKeys.count - firstLong.rest) }
+            longKeys.removeLast(longKeys.count - top.firstLongKeyByte)
             keys.removeLast(keys.count - top.firstKey)
             close()
         case .endArray:
@@ -398,8 +422,6 @@ final class PolicySink: ValueSink {
 /// `arrayOf(item)`, element by element.
 final class ArraySink: ValueSink {
     let item: ValueSink
-    private let skipper = Skipper()
-    @exclusivity(unchecked) private var skipping = false
     @exclusivity(unchecked) private var index = 0
     @exclusivity(unchecked) private var written = 0
     @exclusivity(unchecked) private var inElement = false
@@ -415,14 +437,8 @@ final class ArraySink: ValueSink {
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startObject = e {
             setResult(.failure(.typeMismatch(expected: "array", found: .object(JSONObject()))))
-            if let parseSkip {
-                parseSkip.skipContainer()
-                return true
-            }
-            skipping = true
-            return try skipper.start(e)
+            return skipRejectedContainer()
         }
-        skipping = false
         index = 0
         written = 0
         inElement = false
@@ -432,7 +448,6 @@ final class ArraySink: ValueSink {
     }
 
     override func nextInContainer(_ e: JSONEvent) throws -> Bool {
-        if skipping { return try skipper.next(e) }
         if inElement {
             if try item.next(e) { collect() }
             return false
