@@ -100,3 +100,61 @@ struct StrictJSONTests {
         #expect(!e.message.contains("surrogate"))
     }
 }
+
+/// The push parser takes bytes in any chunks (`JSONPushParser.feed`); the strict scanner in front of yajl keeps
+/// its state across them, so every verdict — accepted, or the same error at the same offset — must not depend on
+/// where the input is cut. Every input is cut at every position, and into pieces of 1 to 7 bytes.
+@Suite("Strict JSON: chunk invariance of the push parser")
+struct StrictChunkInvarianceTests {
+    struct NoOp: JSONEventHandler {
+        mutating func null() {}
+        mutating func bool(_ value: Bool) {}
+        mutating func number(_ text: UnsafeRawBufferPointer) {}
+        mutating func string(_ utf8: UnsafeRawBufferPointer) {}
+        mutating func startObject() {}
+        mutating func key(_ utf8: UnsafeRawBufferPointer) {}
+        mutating func endObject() {}
+        mutating func startArray() {}
+        mutating func endArray() {}
+    }
+
+    /// nil when accepted, else the error.
+    func verdict(_ bytes: [UInt8], cuts: [Int]) -> JSONSyntaxError? {
+        let parser = JSONPushParser(handler: NoOp())
+        do {
+            var start = 0
+            for cut in cuts + [bytes.count] where cut >= start {
+                try parser.feed(bytes[start..<cut])
+                start = cut
+            }
+            try parser.finish()
+            return nil
+        } catch {
+            return error as? JSONSyntaxError ?? JSONSyntaxError(byteOffset: -1, message: "\(error)")
+        }
+    }
+
+    static let inputs: [[UInt8]] = [
+        #"{"a":"\ud83d\ude00 ok","b":"\u00e9\n\"\\"}"#,
+        #"{"a":"x\ud800"}"#, #"{"a":"\ud800\u0041"}"#, #"{"a":"\udc00"}"#, #"{"a":"\ud800\ud800\udc00"}"#,
+        #"{"a":"\ud800\uZZ00"}"#, #"{"a":"\ud800\n"}"#, #"{"a":tru,"b":"\ud800"}"#,
+        "{\"a\":1}\u{0C}", "{\"a\":\u{0B}1}",
+    ].map { Array($0.utf8) } + [
+        Array("{\"é\":\"日本語 😀\",\"k\":[\"Ω\"]}".utf8),
+        Array(#"{"a":""#.utf8) + [0xE0, 0x80, 0x80] + Array(#""}"#.utf8),
+        Array(#"{"a":""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8),
+        Array(#"{"a":"x"#.utf8) + [0xF4, 0x90, 0x80, 0x80] + Array(#""}"#.utf8),
+        Array(#"{"a":"x"#.utf8) + [0xE2, 0x82] + Array(#""}"#.utf8),
+    ]
+
+    @Test(arguments: inputs)
+    func everyCutGivesTheSameVerdict(_ bytes: [UInt8]) {
+        let whole = verdict(bytes, cuts: [])
+        for cut in 0...bytes.count {
+            #expect(verdict(bytes, cuts: [cut]) == whole, "cut at \(cut) of \(String(decoding: bytes, as: UTF8.self))")
+        }
+        for size in 1...7 {
+            #expect(verdict(bytes, cuts: Array(stride(from: size, to: bytes.count, by: size))) == whole, "pieces of \(size)")
+        }
+    }
+}

@@ -35,8 +35,9 @@ struct StrictJSONScanner {
     /// Absolute offset of the chunk's first byte.
     private var base = 0
 
-    /// The first violation in `chunk` (offset within the chunk and message), advancing the state past the chunk.
-    mutating func scan(_ chunk: UnsafeRawBufferPointer) -> (index: Int, message: String)? {
+    /// The first violation in `chunk`, advancing the state past the chunk. Its offset counts from the first byte of
+    /// the first chunk: a lone high surrogate can have started in an earlier chunk.
+    mutating func scan(_ chunk: UnsafeRawBufferPointer) -> Violation? {
         defer { base += chunk.count }
         guard let p = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var i = 0
@@ -67,25 +68,25 @@ struct StrictJSONScanner {
                 if b >= 0x80 {
                     // A character cut by the chunk's end goes byte by byte.
                     guard i + 3 < n else {
-                        guard startUTF8Sequence(b) else { return (i, Self.invalidUTF8) }
+                        guard startUTF8Sequence(b) else { return Violation(offset: base + i, message: Self.invalidUTF8) }
                         i += 1
                         break fast
                     }
                     switch Self.checkCharacter(p + i) {
                     case .valid(let length): i += length
-                    case .invalid(let at): return (i + at, Self.invalidUTF8)
+                    case .invalid(let at): return Violation(offset: base + i + at, message: Self.invalidUTF8)
                     }
                 } else if b == UInt8(ascii: "\\") {
                     // An escape, or a pair of `\u` escapes.
                     var j = i
                     while j + 1 < n && p[j] == UInt8(ascii: "\\") {
                         guard p[j + 1] == UInt8(ascii: "u") else {
-                            if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
+                            if let high = pendingHigh { return Violation(offset: high.start, message: Self.lone(high.value)) }
                             j += 2
                             break
                         }
                         guard j + 5 < n, let v = Self.hex4(p + j + 2) else { break }
-                        if let violation = complete(v, start: base + j) { return (max(0, violation.offset - base), violation.message) }
+                        if let violation = complete(v, start: base + j) { return violation }
                         j += 6
                         if pendingHigh == nil { break }
                     }
@@ -97,7 +98,7 @@ struct StrictJSONScanner {
                     i = j
                     if pendingHigh != nil { break fast }
                 } else {
-                    if b == 0x0B || b == 0x0C { return (i, b == 0x0C ? Self.formFeed : Self.verticalTab) }
+                    if b == 0x0B || b == 0x0C { return Violation(offset: base + i, message: b == 0x0C ? Self.formFeed : Self.verticalTab) }
                     i += 1
                 }
             }
@@ -107,9 +108,9 @@ struct StrictJSONScanner {
 
     /// One byte through the states, for what the fast path leaves: characters and escapes cut by a chunk's end,
     /// and whatever follows a high surrogate escape.
-    private mutating func step(_ b: UInt8, at i: Int) -> (index: Int, message: String)? {
+    private mutating func step(_ b: UInt8, at i: Int) -> Violation? {
         if utf8Remaining > 0 {
-            guard b >= utf8Lower && b <= utf8Upper else { return (i, Self.invalidUTF8) }
+            guard b >= utf8Lower && b <= utf8Upper else { return Violation(offset: base + i, message: Self.invalidUTF8) }
             utf8Remaining -= 1
             utf8Lower = 0x80
             utf8Upper = 0xBF
@@ -120,18 +121,18 @@ struct StrictJSONScanner {
             if b == UInt8(ascii: "\\") {
                 escape = .backslash
             } else if let high = pendingHigh {
-                return (max(0, high.start - base), Self.lone(high.value))
+                return Violation(offset: high.start, message: Self.lone(high.value))
             } else if b >= 0x80 {
-                guard startUTF8Sequence(b) else { return (i, Self.invalidUTF8) }
+                guard startUTF8Sequence(b) else { return Violation(offset: base + i, message: Self.invalidUTF8) }
             } else if b == 0x0B || b == 0x0C {
-                return (i, b == 0x0C ? Self.formFeed : Self.verticalTab)
+                return Violation(offset: base + i, message: b == 0x0C ? Self.formFeed : Self.verticalTab)
             }
         case .backslash:
             if b == UInt8(ascii: "u") {
                 escape = .unicode(digits: 0, value: 0, start: base + i - 1)
             } else {
                 escape = .none
-                if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
+                if let high = pendingHigh { return Violation(offset: high.start, message: Self.lone(high.value)) }
             }
         case .unicode(let digits, let value, let start):
             guard let d = Self.hexValue(b) else {
@@ -139,7 +140,7 @@ struct StrictJSONScanner {
                 // which is decided here and now (not later, when yajl may already have seen more bytes).
                 // The byte itself is examined again outside the escape.
                 escape = .none
-                if let high = pendingHigh { return (max(0, high.start - base), Self.lone(high.value)) }
+                if let high = pendingHigh { return Violation(offset: high.start, message: Self.lone(high.value)) }
                 return step(b, at: i)
             }
             let v = value << 4 | d
@@ -147,7 +148,7 @@ struct StrictJSONScanner {
                 escape = .unicode(digits: digits + 1, value: v, start: start)
             } else {
                 escape = .none
-                if let violation = complete(v, start: start) { return (max(0, violation.offset - base), violation.message) }
+                if let violation = complete(v, start: start) { return violation }
             }
         }
         return nil

@@ -179,10 +179,11 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
         if let violation = strict.scan(chunk) {
             // yajl sees what comes before the violation first: if it finds an earlier error, that one is reported,
             // so the verdict is the same however the input is split.
-            if violation.index > 0 {
-                try check(yajl_parse(handle, bytes, violation.index), chunk: bytes, count: violation.index)
+            let before = violation.offset - consumedBeforeChunk
+            if before > 0 {
+                try check(yajl_parse(handle, bytes, before), chunk: bytes, count: before)
             }
-            throw JSONSyntaxError(byteOffset: consumedBeforeChunk + violation.index, message: violation.message)
+            throw JSONSyntaxError(byteOffset: violation.offset, message: violation.message)
         }
         try check(yajl_parse(handle, bytes, chunk.count), chunk: bytes, count: chunk.count)
         consumedBeforeChunk += chunk.count
