@@ -148,6 +148,48 @@ struct JSONLayerTests {
         }
     }
 
+    /// Records each string and key with the parser's `verbatim` flag.
+    struct VerbatimRecorder: JSONEventHandler {
+        var texts: [(text: [UInt8], verbatim: Bool)] = []
+        mutating func null() {}
+        mutating func bool(_ value: Bool) {}
+        mutating func number(_ text: UnsafeRawBufferPointer) {}
+        mutating func string(_ utf8: UnsafeRawBufferPointer) { Issue.record("the parser must say whether a string is verbatim") }
+        mutating func key(_ utf8: UnsafeRawBufferPointer) { Issue.record("the parser must say whether a key is verbatim") }
+        mutating func string(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) { texts.append((Array(utf8), verbatim)) }
+        mutating func key(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) { texts.append((Array(utf8), verbatim)) }
+        mutating func startObject() {}
+        mutating func endObject() {}
+        mutating func startArray() {}
+        mutating func endArray() {}
+    }
+
+    /// A string is `verbatim` only when its bytes are the input's own, never when yajl decoded escapes (writers
+    /// copy verbatim text without escaping it). In one chunk, every string without escapes is verbatim; split
+    /// into small chunks, a token cut by a chunk's end is not, but every text is the same.
+    @Test func verbatimStringsAreTheInputsOwnBytes() throws {
+        let text = #"{"plain":"abc","esc\"aped":"a\nb","":"","u":"\u00e9","raw":"é\#u{7F}","q":["x\\y","\/"]}"#
+        func parse(inPiecesOf size: Int) throws -> [(text: String, verbatim: Bool)] {
+            let parser = JSONPushParser(handler: VerbatimRecorder())
+            let bytes = Array(text.utf8)
+            var i = 0
+            while i < bytes.count {
+                try parser.feed(bytes[i..<min(i + size, bytes.count)])
+                i += size
+            }
+            try parser.finish()
+            return parser.handler.texts.map { (String(decoding: $0.text, as: UTF8.self), $0.verbatim) }
+        }
+        let whole = try parse(inPiecesOf: 4096)
+        #expect(whole.map(\.text) == ["plain", "abc", "esc\"aped", "a\nb", "", "", "u", "é", "raw", "é\u{7F}", "q", "x\\y", "/"])
+        #expect(whole.map(\.verbatim) == [true, true, false, false, true, true, true, false, true, true, true, false, false])
+        for size in [1, 2, 3, 5] {
+            let pieces = try parse(inPiecesOf: size)
+            #expect(pieces.map(\.text) == whole.map(\.text))
+            for (p, w) in zip(pieces, whole) where p.verbatim { #expect(w.verbatim, "\(p.text) in pieces of \(size)") }
+        }
+    }
+
     @Test func jsonPointerEscaping() {
         #expect(JSONPath([.key("a/b"), .key("m~n"), .index(3)]).pointer == "/a~1b/m~0n/3")
         #expect(JSONPath.root.pointer == "")

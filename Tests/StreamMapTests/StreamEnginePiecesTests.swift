@@ -112,6 +112,30 @@ struct CopySinkTests {
     }
 }
 
+extension CopySinkTests {
+    /// Strings and keys lexed in place are copied as they are (in words of up to 16 bytes, or by `memcpy`);
+    /// decoded ones are escaped again. Every length up to 40, with and without escapes, in values, keys and
+    /// arrays, must come out as the tree writes it.
+    @Test func verbatimAndDecodedTextMatchTheTree() throws {
+        let escapes = [#"\""#, #"\\"#, #"\/"#, #"\b"#, #"\f"#, #"\n"#, #"\r"#, #"\t"#, #"\u0000"#, #"\u001f"#, #"\u007f"#, #"\u2028"#, #"\ud83d\ude00"#]
+        let alphabet = Array("abcdé\u{7F}xyz0123456789")
+        var members: [String] = []
+        for n in 0...40 {
+            let plain = String((0..<n).map { alphabet[$0 % alphabet.count] })
+            members.append(#""p\#(n)":"\#(plain)""#)
+            members.append(#""\#(plain)k":["\#(plain)"]"#)
+            let escaped = plain + escapes[n % escapes.count] + plain.prefix(n / 2)
+            members.append(#""e\#(n)":"\#(escaped)""#)
+            members.append(#""\#(escaped)k":["\#(escaped)",\#(n)]"#)
+        }
+        let record = Array(("{" + members.joined(separator: ",") + "}").utf8)
+        for mapper in [Mapper.identity, try Spec(json: #"{"fields":{"p3":"p3"},"unmapped":"keep"}"#).mapper] {
+            var stream = StreamEngine(mapper: mapper)
+            expectSameMapping(&stream, TreeEngine(mapper: mapper), record)
+        }
+    }
+}
+
 /// The stream engine maps `record` exactly as the tree engine does: outcome and bytes.
 func expectSameMapping(_ stream: inout StreamEngine, _ tree: TreeEngine, _ record: [UInt8]) {
     var expected = JSONWriter()

@@ -12,6 +12,18 @@ public protocol JSONEventHandler {
     mutating func endObject() throws
     mutating func startArray() throws
     mutating func endArray() throws
+
+    /// A string whose bytes appear in the input exactly as given: it had no escapes, so it holds no `"`, `\\` or
+    /// control character and can be written back between quotes without escaping. The parser calls this instead
+    /// of `string(_:)`; by default it forwards there.
+    mutating func string(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws
+    /// A key, with `verbatim` as for `string(_:verbatim:)`. By default it forwards to `key(_:)`.
+    mutating func key(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws
+}
+
+extension JSONEventHandler {
+    public mutating func string(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws { try string(utf8) }
+    public mutating func key(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws { try key(utf8) }
 }
 
 /// A JSON syntax error with the absolute byte offset at which yajl stopped.

@@ -172,6 +172,23 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
     deinit { yajl_free(handle) }
 
     @exclusivity(unchecked) private var strict = StrictJSONScanner()
+    /// The bytes yajl is parsing now. A string or key that points into them was lexed in place, which yajl does
+    /// only when it has no escapes (decoded text and tokens cut by a chunk's end are in yajl's own buffers).
+    @exclusivity(unchecked) private var chunkStart = UnsafeRawPointer(bitPattern: 1)!
+    @exclusivity(unchecked) private var chunkEnd = UnsafeRawPointer(bitPattern: 1)!
+
+    private func parse(_ bytes: UnsafePointer<UInt8>, count: Int) -> yajl_status {
+        chunkStart = UnsafeRawPointer(bytes)
+        chunkEnd = chunkStart + count
+        defer { chunkEnd = chunkStart }
+        return yajl_parse(handle, bytes, count)
+    }
+
+    @inline(__always)
+    private func isVerbatim(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard let p = b.baseAddress else { return false }
+        return p >= chunkStart && p < chunkEnd
+    }
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
@@ -181,11 +198,11 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
             // so the verdict is the same however the input is split.
             let before = violation.offset - consumedBeforeChunk
             if before > 0 {
-                try check(yajl_parse(handle, bytes, before), chunk: bytes, count: before)
+                try check(parse(bytes, count: before), chunk: bytes, count: before)
             }
             throw JSONSyntaxError(byteOffset: violation.offset, message: violation.message)
         }
-        try check(yajl_parse(handle, bytes, chunk.count), chunk: bytes, count: chunk.count)
+        try check(parse(bytes, count: chunk.count), chunk: bytes, count: chunk.count)
         consumedBeforeChunk += chunk.count
     }
 
@@ -248,7 +265,10 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
     override func onNull() -> Bool { call { try $0.null() } }
     override func onBool(_ b: Bool) -> Bool { call { try $0.bool(b) } }
     override func onNumber(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.number(b) } }
-    override func onString(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.string(b) } }
+    override func onString(_ b: UnsafeRawBufferPointer) -> Bool {
+        let verbatim = isVerbatim(b)
+        return call { try $0.string(b, verbatim: verbatim) }
+    }
     override func onStartMap() -> Bool {
         guard enter() else { return false }
         if let skip, skip.swallowsStart() { return true }
@@ -256,7 +276,8 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
     }
     override func onKey(_ b: UnsafeRawBufferPointer) -> Bool {
         skip?.endPending()
-        return call { try $0.key(b) }
+        let verbatim = isVerbatim(b)
+        return call { try $0.key(b, verbatim: verbatim) }
     }
     override func onEndMap() -> Bool {
         depth -= 1

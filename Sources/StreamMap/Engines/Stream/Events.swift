@@ -9,9 +9,10 @@ enum JSONEvent {
     case null
     case bool(Bool)
     case number(UnsafeRawBufferPointer)
-    case string(UnsafeRawBufferPointer)
+    /// `verbatim`: the bytes are the input's own (no escapes), so they are written back without escaping.
+    case string(UnsafeRawBufferPointer, verbatim: Bool)
     case startObject
-    case key(UnsafeRawBufferPointer)
+    case key(UnsafeRawBufferPointer, verbatim: Bool)
     case endObject
     case startArray
     case endArray
@@ -23,7 +24,7 @@ enum JSONEvent {
         case .null: return .null
         case .bool(let b): return .bool(b)
         case .number(let text): return .number(JSONNumber(unchecked: String(decoding: text, as: UTF8.self)))
-        case .string(let utf8): return .string(try JSONTreeBuilder.makeString(utf8))
+        case .string(let utf8, _): return .string(try JSONTreeBuilder.makeString(utf8))
         default: return nil
         }
     }
@@ -34,9 +35,9 @@ enum JSONEvent {
         case .null: builder.null()
         case .bool(let b): builder.bool(b)
         case .number(let t): builder.number(t)
-        case .string(let s): try builder.string(s)
+        case .string(let s, _): try builder.string(s)
         case .startObject: builder.startObject()
-        case .key(let k): try builder.key(k)
+        case .key(let k, _): try builder.key(k)
         case .endObject: builder.endObject()
         case .startArray: builder.startArray()
         case .endArray: builder.endArray()
@@ -260,7 +261,7 @@ final class RouteNode: EventConsumer {
                 if !(try c.start(e)) { current = c }
                 return false
             }
-            guard case .key(let k) = e else { return true }  // endObject
+            guard case .key(let k, _) = e else { return true }  // endObject
             if let i = keys.index(of: k) {
                 let child = childRefs[i]
                 child.resetFound()

@@ -236,7 +236,7 @@ final class ObjectSink: ValueSink {
             return false
         }
         switch e {
-        case .key(let k):
+        case .key(let k, _):
             if let i = routeKeys.index(of: k) {
                 let r = routeRefs[i]
                 r.resetFound()

@@ -164,9 +164,13 @@ struct StreamEventHandler: JSONEventHandler {
     mutating func null() throws { try dispatch(.null) }
     mutating func bool(_ value: Bool) throws { try dispatch(.bool(value)) }
     mutating func number(_ text: UnsafeRawBufferPointer) throws { try dispatch(.number(text)) }
-    mutating func string(_ utf8: UnsafeRawBufferPointer) throws { try dispatch(.string(utf8)) }
+    mutating func string(_ utf8: UnsafeRawBufferPointer) throws { try dispatch(.string(utf8, verbatim: false)) }
+    mutating func string(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws {
+        try dispatch(.string(utf8, verbatim: verbatim))
+    }
     mutating func startObject() throws { try dispatch(.startObject) }
-    mutating func key(_ utf8: UnsafeRawBufferPointer) throws { try dispatch(.key(utf8)) }
+    mutating func key(_ utf8: UnsafeRawBufferPointer) throws { try dispatch(.key(utf8, verbatim: false)) }
+    mutating func key(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws { try dispatch(.key(utf8, verbatim: verbatim)) }
     mutating func endObject() throws { try dispatch(.endObject) }
     mutating func startArray() throws { try dispatch(.startArray) }
     mutating func endArray() throws { try dispatch(.endArray) }

@@ -214,7 +214,7 @@ final class CopySink: ValueSink {
             return
         case .bool(let b): output.writeBool(b)
         case .number(let text): output.writeRaw(text)
-        case .string(let utf8): output.writeString(utf8: utf8)
+        case .string(let utf8, let verbatim): output.writeString(utf8: utf8, verbatim: verbatim)
         default: break
         }
         kind = .value
@@ -244,18 +244,18 @@ final class CopySink: ValueSink {
         case .null: beforeValue(); scratch.appendNull()
         case .bool(let b): beforeValue(); scratch.appendBool(b)
         case .number(let t): beforeValue(); scratch.append(t)
-        case .string(let s):
+        case .string(let s, let verbatim):
             beforeValue()
             if s.count > Self.scratchLimit {
                 // A big string goes straight to the output instead of growing the scratch buffer.
                 flushScratch()
-                output.writeString(utf8: s)
+                output.writeString(utf8: s, verbatim: verbatim)
             } else {
-                JSONEscaping.writeString(s, to: &scratch)
+                JSONEscaping.writeString(s, verbatim: verbatim, to: &scratch)
             }
         case .startObject: beforeValue(); open(true)
         case .startArray: beforeValue(); open(false)
-        case .key(let k):
+        case .key(let k, let verbatim):
             if top.count > 0 { scratch.append(UInt8(ascii: ",")) }
             top.count += 1
             var rest = 0
@@ -266,9 +266,9 @@ final class CopySink: ValueSink {
             keys.append((k.count, KeyTable.prefix(k), rest))
             if k.count > Self.scratchLimit {
                 flushScratch()
-                output.writeString(utf8: k)
+                output.writeString(utf8: k, verbatim: verbatim)
             } else {
-                JSONEscaping.writeString(k, to: &scratch)
+                JSONEscaping.writeString(k, verbatim: verbatim, to: &scratch)
             }
             scratch.append(UInt8(ascii: ":"))
         case .endObject:
