@@ -97,17 +97,19 @@ final class Skipper: EventConsumer {
 /// Gives the same value to several consumers (several fields reading one key).
 final class FanOut: EventConsumer {
     let consumers: [EventConsumer]
+    private let refs: [ConsumerRef]
     @exclusivity(unchecked) private var active: [Bool]
 
     init(_ consumers: [EventConsumer]) {
         self.consumers = consumers
+        self.refs = consumers.map(ConsumerRef.init)
         self.active = Array(repeating: false, count: consumers.count)
     }
 
     override func start(_ e: JSONEvent) throws -> Bool {
         var done = true
-        for i in consumers.indices {
-            active[i] = !(try consumers[i].start(e))
+        for i in refs.indices {
+            active[i] = !(try refs[i].start(e))
             if active[i] { done = false }
         }
         return done
@@ -115,14 +117,14 @@ final class FanOut: EventConsumer {
 
     override func next(_ e: JSONEvent) throws -> Bool {
         var done = true
-        for i in consumers.indices where active[i] {
-            active[i] = !(try consumers[i].next(e))
+        for i in refs.indices where active[i] {
+            active[i] = !(try refs[i].next(e))
             if active[i] { done = false }
         }
         return done
     }
 
-    override func resetFound() { for c in consumers { c.resetFound() } }
+    override func resetFound() { for r in refs { r.resetFound() } }
 }
 
 /// Matches keys, as raw bytes, against a fixed set. A key is first compared by its length and its first 8 bytes
@@ -229,7 +231,7 @@ final class RouteNode: EventConsumer {
         self.viaArray = Array(repeating: false, count: children.count)
     }
 
-    override func resetFound() { for c in children { c.resetFound() } }
+    override func resetFound() { for r in childRefs { r.resetFound() } }
 
     override func start(_ e: JSONEvent) throws -> Bool {
         current = nil

@@ -65,6 +65,12 @@ final class ObjectSink: ValueSink {
     }
 
     private let fields: [FieldPlan]
+    /// Per field, for the assembly at the end of each object without reference counting (`fields` keeps them
+    /// alive): the input of a field with one source (nil for several), the sink whose result it writes, and its
+    /// slot when it has one destination (-1 for several).
+    private let fieldInputs: [Unmanaged<FieldInput>?]
+    private let fieldResults: [Unmanaged<ValueSink>]
+    private let fieldSlots: [Int]
     /// The consumers of the first keys of the source paths.
     private let routeKeys: KeyTable
     private let routes: [EventConsumer]
@@ -82,12 +88,14 @@ final class ObjectSink: ValueSink {
     /// What `writeObject` writes for a set of filled slots (a bit mask, for up to 64 slots): `{`, keys and slots
     /// in the tree's order, without the closing brace. Computed the first time a set is seen; records of one
     /// source mostly fill one of a few sets.
-    @exclusivity(unchecked) private var layouts: [(filled: UInt64, pieces: [LayoutPiece])] = []
+    @exclusivity(unchecked) private var layouts: [(filled: UInt64, layout: Layout)] = []
     private static let layoutCacheLimit = 32
 
-    enum LayoutPiece {
-        case raw([UInt8])
-        case slot(Int)
+    /// An object's text around its slots: `text[start..<piece.end]`, then the slot's value (none when -1), for
+    /// each piece in turn, `start` being the previous piece's end.
+    struct Layout {
+        var text: [UInt8] = []
+        var pieces: [(end: Int, slot: Int)] = []
     }
     @exclusivity(unchecked) private var opened: [Bool]
     @exclusivity(unchecked) private var order: [[Int]]
@@ -187,6 +195,9 @@ final class ObjectSink: ValueSink {
             plans[terminal.field].sources.append(Source(path: path, input: inputs[t], hops: hops))
         }
         self.fields = plans
+        fieldInputs = plans.map { $0.sources.count == 1 ? .passUnretained($0.sources[0].input) : nil }
+        fieldResults = plans.map { .passUnretained($0.result) }
+        fieldSlots = plans.map { $0.slots.count == 1 ? $0.slots[0] : -1 }
         self.nodes = nodes
         self.slotSource = slotSource
         self.slotFilled = Array(repeating: false, count: slotSource.count)
@@ -218,7 +229,7 @@ final class ObjectSink: ValueSink {
         pendingConsumer = nil
         currentPassThroughKey = nil
         current = nil
-        for r in routes { r.resetFound() }
+        for r in routeRefs { r.resetFound() }
         passThrough.removeAll(keepingCapacity: true)
         passThroughIndex.removeAll(keepingCapacity: true)
         return false
@@ -278,44 +289,22 @@ final class ObjectSink: ValueSink {
     private func finish() {
         var errs: [MapError] = []
         for s in slotFilled.indices { slotFilled[s] = false }
-        for fi in fields.indices {
-            let plan = fields[fi]
-            if plan.sources.count == 1 {
-                if !plan.sources[0].input.found { plan.result.resolveAbsent() }
+        for fi in fieldResults.indices {
+            let result = fieldResults[fi]
+            if let input = fieldInputs[fi] {
+                if !input._withUnsafeGuaranteedRef({ $0.found }) { result._withUnsafeGuaranteedRef { $0.resolveAbsent() } }
             } else {
-                var values: [JSONValue] = []
-                var complete = true
-                for s in plan.sources {
-                    if s.input.found, let v = s.input.sink.value { values.append(v) } else { complete = false }
-                }
-                plan.result.clear()
-                plan.result.setResult(plan.field.mapper.map(complete ? .array(values) : nil))
+                mapSeveralSources(fi)
             }
-            let r = plan.result
-            if !r.errors.isEmpty {
-                // Paths are built only for errors (most records have none).
-                let sourcePaths = plan.sources.map { $0.walkedPath() }
-                for var e in r.errors {
-                    e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)
-                    e.destinationPath = ObjectMapping.attach(e.destinationPath, to: plan.destinationPaths)
-                    errs.append(e)
-                }
+            let (clean, usable) = result._withUnsafeGuaranteedRef { r in
+                r.errors.isEmpty ? (true, r.kind != .absent) : (false, !r.isFatal && r.kind != .absent)
             }
-            guard !r.isFatal, r.kind != .absent else { continue }
-            if plan.slots.count == 1 {
-                slotFilled[plan.slots[0]] = true
-                continue
-            }
-            guard case .array(let parts)? = r.value, parts.count == plan.slots.count else {
-                let n = plan.slots.count
-                let error = MapError(.write, "expected an array of \(n) values for \(n) destinations, found \(MapError.describe(r.value))")
-                errs.append(error.prefixed(source: plan.sources[0].walkedPath(), destination: .root))
-                continue
-            }
-            for (pi, part) in parts.enumerated() {
-                fields[fi].parts[pi].removeAll()
-                fields[fi].parts[pi].write(part)
-                slotFilled[plan.slots[pi]] = true
+            if !clean { collectErrors(fi, into: &errs) }
+            guard usable else { continue }
+            if fieldSlots[fi] >= 0 {
+                slotFilled[fieldSlots[fi]] = true
+            } else {
+                splitIntoDestinations(fi, &errs)
             }
         }
 
@@ -345,10 +334,50 @@ final class ObjectSink: ValueSink {
         kind = .value
     }
 
+    /// A field with several sources maps the array of their values (nil if one is missing).
+    private func mapSeveralSources(_ fi: Int) {
+        let plan = fields[fi]
+        var values: [JSONValue] = []
+        var complete = true
+        for s in plan.sources {
+            if s.input.found, let v = s.input.sink.value { values.append(v) } else { complete = false }
+        }
+        plan.result.clear()
+        plan.result.setResult(plan.field.mapper.map(complete ? .array(values) : nil))
+    }
+
+    /// A field's errors, with the paths walked to its sources and its destinations. Paths are built only for
+    /// errors (most records have none).
+    private func collectErrors(_ fi: Int, into errs: inout [MapError]) {
+        let plan = fields[fi]
+        let sourcePaths = plan.sources.map { $0.walkedPath() }
+        for var e in plan.result.errors {
+            e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)
+            e.destinationPath = ObjectMapping.attach(e.destinationPath, to: plan.destinationPaths)
+            errs.append(e)
+        }
+    }
+
+    /// A field with several destinations: its value must be an array with one element per destination.
+    private func splitIntoDestinations(_ fi: Int, _ errs: inout [MapError]) {
+        let plan = fields[fi]
+        guard case .array(let parts)? = plan.result.value, parts.count == plan.slots.count else {
+            let n = plan.slots.count
+            let error = MapError(.write, "expected an array of \(n) values for \(n) destinations, found \(MapError.describe(plan.result.value))")
+            errs.append(error.prefixed(source: plan.sources[0].walkedPath(), destination: .root))
+            return
+        }
+        for (pi, part) in parts.enumerated() {
+            plan.parts[pi].removeAll()
+            plan.parts[pi].write(part)
+            slotFilled[plan.slots[pi]] = true
+        }
+    }
+
     private func writeObject(_ passed: [(key: String, bytes: [UInt8])]) {
         let anyFilled = slotFilled.contains(true)
-        if let pieces = cachedLayout() {
-            writeLayout(pieces)
+        if let i = cachedLayout() {
+            writeLayout(layouts[i].layout)
         } else {
             // More than 64 slots, or more sets of filled slots than the cache holds: laid out for this record.
             writeLayout(computeLayout())
@@ -357,22 +386,25 @@ final class ObjectSink: ValueSink {
         writePassed(passed, &count)
     }
 
-    /// The layout for the slots now filled, from the cache (computed and kept the first time, while there is room).
-    private func cachedLayout() -> [LayoutPiece]? {
+    /// The index in `layouts` of the layout for the slots now filled (computed and kept the first time, while
+    /// there is room).
+    private func cachedLayout() -> Int? {
         guard slotFilled.count <= 64 else { return nil }
         var filled: UInt64 = 0
         for (slot, f) in slotFilled.enumerated() where f { filled |= 1 << UInt64(slot) }
-        if let cached = layouts.first(where: { $0.filled == filled }) { return cached.pieces }
+        if let i = layouts.firstIndex(where: { $0.filled == filled }) { return i }
         guard layouts.count < Self.layoutCacheLimit else { return nil }
         layouts.append((filled, computeLayout()))
-        return layouts[layouts.count - 1].pieces
+        return layouts.count - 1
     }
 
-    private func writeLayout(_ pieces: [LayoutPiece]) {
-        for piece in pieces {
-            switch piece {
-            case .raw(let bytes): output.writeRaw(bytes)
-            case .slot(let slot): writeSlot(slot)
+    private func writeLayout(_ layout: Layout) {
+        layout.text.withUnsafeBytes { text in
+            var start = 0
+            for piece in layout.pieces {
+                output.writeRaw(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
+                start = piece.end
+                if piece.slot >= 0 { writeSlot(piece.slot) }
             }
         }
     }
@@ -394,38 +426,35 @@ final class ObjectSink: ValueSink {
         if let part = source.part {
             output.writeRaw(fields[source.field].parts[part].bytes)
         } else {
-            output.writeRaw(fields[source.field].result.output.bytes)
+            fieldResults[source.field]._withUnsafeGuaranteedRef { r in r.output.bytes.withUnsafeBytes { output.writeRaw($0) } }
         }
     }
 
     /// The object's text for the slots now filled, as pieces: `{`, then keys and slots. Destinations appear in the
     /// order their first filled slot comes in the spec (as the tree inserts them).
-    private func computeLayout() -> [LayoutPiece] {
+    private func computeLayout() -> Layout {
         for n in nodes.indices {
             opened[n] = false
             order[n].removeAll(keepingCapacity: true)
         }
         for slot in slotFilled.indices where slotFilled[slot] { open(slot) }
-        var pieces: [LayoutPiece] = []
-        var raw: [UInt8] = [UInt8(ascii: "{")]
+        var layout = Layout(text: [UInt8(ascii: "{")])
         func visit(_ node: Int) {
             for (i, child) in order[node].enumerated() {
-                if i > 0 { raw.append(UInt8(ascii: ",")) }
-                raw += nodes[child].keyBytes
+                if i > 0 { layout.text.append(UInt8(ascii: ",")) }
+                layout.text += nodes[child].keyBytes
                 if let slot = nodes[child].slot {
-                    pieces.append(.raw(raw))
-                    raw = []
-                    pieces.append(.slot(slot))
+                    layout.pieces.append((layout.text.count, slot))
                 } else {
-                    raw.append(UInt8(ascii: "{"))
+                    layout.text.append(UInt8(ascii: "{"))
                     visit(child)
-                    raw.append(UInt8(ascii: "}"))
+                    layout.text.append(UInt8(ascii: "}"))
                 }
             }
         }
         visit(0)
-        if !raw.isEmpty { pieces.append(.raw(raw)) }
-        return pieces
+        layout.pieces.append((layout.text.count, -1))
+        return layout
     }
 
     /// Opens the path of a slot, top down, so that each node takes its place the first time it is needed.

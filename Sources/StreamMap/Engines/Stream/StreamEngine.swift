@@ -125,7 +125,7 @@ public struct StreamEngine: RecordEngine {
         }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
         guard root.kind != .absent else { return .rejected(.noOutput(warnings: root.errors)) }
-        writer.writeRaw(root.output.bytes)
+        root.output.bytes.withUnsafeBytes { writer.writeRaw($0) }
         return .mapped(warnings: root.errors)
     }
 }
