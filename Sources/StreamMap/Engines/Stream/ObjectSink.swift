@@ -80,7 +80,6 @@ final class ObjectSink: ValueSink {
     private let keepUnmapped: Bool
     private let keyStyle: KeyStyle?
     private let passThroughSink: ValueSink?
-    private let reserved: Set<ByteKey>
     private let nodes: [DestinationNode]
     /// Per record: whether a slot has a value, and where its bytes are.
     @exclusivity(unchecked) private var slotFilled: [Bool]
@@ -103,10 +102,9 @@ final class ObjectSink: ValueSink {
 
     // Per-object streaming state.
     @exclusivity(unchecked) private var current: ConsumerRef?
-    @exclusivity(unchecked) private var currentPassThroughKey: String?
+    @exclusivity(unchecked) private var currentPassThroughKey: Int32?
     private let skipper = Skipper()
-    private var passThrough: [(key: String, output: [UInt8], errors: [MapError], kind: ResultKind)] = []
-    private var passThroughIndex: [ByteKey: Int] = [:]
+    @exclusivity(unchecked) private var passThrough: PassThroughMembers
 
     /// Compiles a streamable object mapping, or returns nil when its destinations repeat or nest in each other
     /// (then the materializing base sink gives the tree's exact behaviour, write errors included).
@@ -215,11 +213,13 @@ final class ObjectSink: ValueSink {
             passThroughSink = values.map { compiler.compile($0, exclusive: exclusive) } ?? CopySink(.identity, allowed: nil)
             if exclusive { passThroughSink?.parseSkip = compiler.skip }
         }
-        reserved = mapping.reservedDestinationKeys
+        passThrough = PassThroughMembers(style: keyStyle, reserved: mapping.reservedDestinationKeys)
         skipperRef = ConsumerRef(skipper)
         passThroughRef = passThroughSink.map(ConsumerRef.init)
         super.init(mapper)
     }
+
+    deinit { passThrough.deallocate() }
 
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startArray = e {
@@ -230,8 +230,7 @@ final class ObjectSink: ValueSink {
         currentPassThroughKey = nil
         current = nil
         for r in routeRefs { r.resetFound() }
-        passThrough.removeAll(keepingCapacity: true)
-        passThroughIndex.removeAll(keepingCapacity: true)
+        if keepUnmapped { passThrough.beginObject() }
         return false
     }
 
@@ -253,7 +252,7 @@ final class ObjectSink: ValueSink {
                 r.resetFound()
                 pendingConsumer = r
             } else if keepUnmapped {
-                currentPassThroughKey = try JSONTreeBuilder.makeString(k)
+                currentPassThroughKey = try passThrough.key(k)
                 pendingConsumer = passThroughRef
             } else if let parseSkip {
                 parseSkip.skipNextValue()
@@ -275,13 +274,7 @@ final class ObjectSink: ValueSink {
         current = nil
         guard let key = currentPassThroughKey, let sink = passThroughSink else { return }
         currentPassThroughKey = nil
-        let entry = (key: key, output: sink.output.bytes, errors: sink.errors, kind: sink.kind)
-        if let i = passThroughIndex[ByteKey(key)] {
-            passThrough[i] = entry
-        } else {
-            passThroughIndex[ByteKey(key)] = passThrough.count
-            passThrough.append(entry)
-        }
+        passThrough.add(key: key, from: sink)
     }
 
     // MARK: Assembly at the end of the object
@@ -308,21 +301,7 @@ final class ObjectSink: ValueSink {
             }
         }
 
-        // Pass-through keys, in input order (first position, last value).
-        var passed: [(key: String, bytes: [UInt8])] = []
-        var passedIndex: [ByteKey: Int] = [:]
-        for entry in passThrough {
-            let outKey = keyStyle?.apply(entry.key) ?? entry.key
-            guard !reserved.contains(ByteKey(outKey)) else { continue }
-            for e in entry.errors { errs.append(e.prefixed(source: [.key(entry.key)], destination: [.key(outKey)])) }
-            guard !entry.errors.contains(where: \.isFatal), entry.kind != .absent else { continue }
-            if let i = passedIndex[ByteKey(outKey)] {
-                passed[i].bytes = entry.output
-            } else {
-                passedIndex[ByteKey(outKey)] = passed.count
-                passed.append((outKey, entry.output))
-            }
-        }
+        if keepUnmapped { passThrough.collect(into: &errs) }
 
         clear()
         errors = errs
@@ -330,7 +309,7 @@ final class ObjectSink: ValueSink {
             kind = .absent
             return
         }
-        writeObject(passed)
+        writeObject()
         kind = .value
     }
 
@@ -374,7 +353,7 @@ final class ObjectSink: ValueSink {
         }
     }
 
-    private func writeObject(_ passed: [(key: String, bytes: [UInt8])]) {
+    private func writeObject() {
         let anyFilled = slotFilled.contains(true)
         if let i = cachedLayout() {
             writeLayout(layouts[i].layout)
@@ -383,7 +362,8 @@ final class ObjectSink: ValueSink {
             writeLayout(computeLayout())
         }
         var count = anyFilled ? 1 : 0
-        writePassed(passed, &count)
+        if keepUnmapped { passThrough.write(to: &output, count: &count) }
+        output.writeRaw(UInt8(ascii: "}"))
     }
 
     /// The index in `layouts` of the layout for the slots now filled (computed and kept the first time, while
@@ -407,18 +387,6 @@ final class ObjectSink: ValueSink {
                 if piece.slot >= 0 { writeSlot(piece.slot) }
             }
         }
-    }
-
-    /// Pass-through members after the mapped ones, and the closing brace.
-    private func writePassed(_ passed: [(key: String, bytes: [UInt8])], _ count: inout Int) {
-        for (key, bytes) in passed {
-            if count > 0 { output.writeRaw(UInt8(ascii: ",")) }
-            output.writeString(key)
-            output.writeRaw(UInt8(ascii: ":"))
-            output.writeRaw(bytes)
-            count += 1
-        }
-        output.writeRaw(UInt8(ascii: "}"))
     }
 
     private func writeSlot(_ slot: Int) {
