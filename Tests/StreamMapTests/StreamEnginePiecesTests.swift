@@ -113,6 +113,24 @@ struct CopySinkTests {
 }
 
 extension CopySinkTests {
+    /// The duplicate-key check hashes a key's length and first 8 bytes; keys made to share them must not make it
+    /// quadratic (it sorts instead), and it must still find a duplicate among them — or none.
+    @Test func keysMadeToCollideStayFast() throws {
+        let n = 30_000
+        let keys = (0..<n).map { String(format: "collided%06d", $0) }
+        let start = Date()
+        for duplicate in [nil, 12_345] {
+            var members = keys.map { #""\#($0)":1"# }
+            if let d = duplicate { members.append(#""\#(keys[d])":2"#) }
+            let record = Array(("{" + members.joined(separator: ",") + "}").utf8)
+            var stream = StreamEngine(mapper: .identity)
+            expectSameMapping(&stream, TreeEngine(mapper: .identity), record)
+        }
+        let seconds = Date().timeIntervalSince(start)
+        #expect(seconds < 10, "took \(seconds) s")
+    }
+
+
     /// Strings and keys lexed in place are copied as they are (in words of up to 16 bytes, or by `memcpy`);
     /// decoded ones are escaped again. Every length up to 40, with and without escapes, in values, keys and
     /// arrays, must come out as the tree writes it.

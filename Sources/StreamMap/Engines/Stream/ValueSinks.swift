@@ -337,15 +337,33 @@ final class CopySink: ValueSink {
         }
         stamp += 1
         let mask = size - 1
+        var probes = 0
         for i in first..<keys.count {
             let h = (keys[i].prefix ^ UInt64(truncatingIfNeeded: keys[i].length)) &* 0x9E37_79B9_7F4A_7C15
             var slot = Int(truncatingIfNeeded: h >> 32) & mask
             while table[slot].stamp == stamp {
                 if sameKey(Int(table[slot].key), i) { return true }
                 slot = (slot + 1) & mask
+                probes += 1
             }
+            // The hash reads only a key's length and first 8 bytes: keys made to share them would make this
+            // quadratic (200 000 such keys took a minute). Past a few probes per key, sort instead.
+            if probes > 4 * n { return hasDuplicateSorted(from: first) }
             table[slot] = (stamp, Int32(i))
         }
+        return false
+    }
+
+    /// The duplicate check by sorting the keys: O(n log n) whatever they are.
+    private func hasDuplicateSorted(from first: Int) -> Bool {
+        let order = (first..<keys.count).sorted { a, b in
+            let x = keys[a], y = keys[b]
+            if x.length != y.length { return x.length < y.length }
+            if x.prefix != y.prefix { return x.prefix < y.prefix }
+            guard x.length > 8 else { return false }
+            return memcmp(longKeys.base + x.rest, longKeys.base + y.rest, x.length - 8) < 0
+        }
+        for (a, b) in zip(order, order.dropFirst()) where sameKey(a, b) { return true }
         return false
     }
 }
