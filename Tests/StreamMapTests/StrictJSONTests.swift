@@ -1,5 +1,6 @@
 import Testing
 @testable import StreamMap
+import StreamMapTestSupport
 
 /// Where yajl 2.1 is laxer than RFC 8259, StreamMap rejects the record (README, "Robustness").
 @Suite("Strict JSON over yajl")
@@ -156,5 +157,285 @@ struct StrictChunkInvarianceTests {
         for size in 1...7 {
             #expect(verdict(bytes, cuts: Array(stride(from: size, to: bytes.count, by: size))) == whole, "pieces of \(size)")
         }
+    }
+}
+
+/// `StrictJSONScanner` skips plain ASCII 16 bytes at a time and checks characters and escapes in place; this
+/// suite holds it to a deliberately simple byte-at-a-time reference (below) on inputs built to hit every fast path
+/// at its edges: every kind of invalid UTF-8 and every escape at every position relative to 8- and 16-byte words
+/// and to chunk ends, and many random JSON-ish byte strings, whole and cut at random points. The scanner must
+/// report the same first violation (offset and message) as the reference, or none when the reference has none.
+@Suite("Strict JSON scanner: fast paths against a byte-at-a-time reference")
+struct StrictScannerReferenceTests {
+    struct Found: Equatable, CustomStringConvertible {
+        var offset: Int
+        var message: String
+        var description: String { "\(message) at \(offset)" }
+    }
+
+    /// The rules of `StrictJSONScanner`'s doc comment, one byte at a time: nothing skipped, nothing looked ahead.
+    struct Reference {
+        var continuations = 0  // continuation bytes still expected by an open UTF-8 character
+        var lower: UInt8 = 0x80, upper: UInt8 = 0xBF  // the range the next continuation byte must be in
+        var afterBackslash = false
+        var hexDigits: Int?  // inside `\u`: digits read so far
+        var value: UInt32 = 0, escapeStart = 0
+        var pendingHigh: (start: Int, value: UInt32)?
+
+        static func lone(_ v: UInt32) -> String {
+            "lone surrogate \\u\(String(v, radix: 16, uppercase: true)) in a string: not a Unicode character"
+        }
+        static let utf8 = "invalid UTF-8 in string"
+
+        /// The violation that byte `b` at `offset` reveals, if any.
+        mutating func feed(_ b: UInt8, at offset: Int) -> Found? {
+            if continuations > 0 {
+                if b < lower || b > upper { return Found(offset: offset, message: Self.utf8) }
+                continuations -= 1
+                (lower, upper) = (0x80, 0xBF)
+                return nil
+            }
+            if afterBackslash {
+                afterBackslash = false
+                if b == UInt8(ascii: "u") {
+                    (hexDigits, value, escapeStart) = (0, 0, offset - 1)
+                    return nil
+                }
+                return pendingHigh.map { Found(offset: $0.start, message: Self.lone($0.value)) }
+            }
+            if let digits = hexDigits {
+                let d: UInt32
+                switch b {
+                case 0x30...0x39: d = UInt32(b) - 0x30
+                case 0x41...0x46: d = UInt32(b) - 0x41 + 10
+                case 0x61...0x66: d = UInt32(b) - 0x61 + 10
+                default:
+                    // Not a hex digit: the escape is malformed (yajl's to report), unless a high surrogate waits.
+                    hexDigits = nil
+                    if let high = pendingHigh { return Found(offset: high.start, message: Self.lone(high.value)) }
+                    return feed(b, at: offset)
+                }
+                value = value << 4 | d
+                if digits < 3 {
+                    hexDigits = digits + 1
+                    return nil
+                }
+                hexDigits = nil
+                let isHigh = (0xD800...0xDBFF).contains(value), isLow = (0xDC00...0xDFFF).contains(value)
+                if let high = pendingHigh {
+                    if isLow {
+                        pendingHigh = nil
+                        return nil
+                    }
+                    return Found(offset: high.start, message: Self.lone(high.value))
+                }
+                if isLow { return Found(offset: escapeStart, message: Self.lone(value)) }
+                if isHigh { pendingHigh = (escapeStart, value) }
+                return nil
+            }
+            if b == UInt8(ascii: "\\") {
+                afterBackslash = true
+                return nil
+            }
+            if let high = pendingHigh { return Found(offset: high.start, message: Self.lone(high.value)) }
+            switch b {
+            case 0x0B: return Found(offset: offset, message: "vertical tab (\\v) is not JSON whitespace, nor allowed raw in a string")
+            case 0x0C: return Found(offset: offset, message: "form feed (\\f) is not JSON whitespace, nor allowed raw in a string")
+            case 0x00...0x7F: return nil
+            // Unicode Table 3-7: the lead byte fixes the length and the range of the first continuation byte.
+            case 0xC2...0xDF: (continuations, lower, upper) = (1, 0x80, 0xBF)
+            case 0xE0: (continuations, lower, upper) = (2, 0xA0, 0xBF)
+            case 0xE1...0xEC, 0xEE, 0xEF: (continuations, lower, upper) = (2, 0x80, 0xBF)
+            case 0xED: (continuations, lower, upper) = (2, 0x80, 0x9F)
+            case 0xF0: (continuations, lower, upper) = (3, 0x90, 0xBF)
+            case 0xF1...0xF3: (continuations, lower, upper) = (3, 0x80, 0xBF)
+            case 0xF4: (continuations, lower, upper) = (3, 0x80, 0x8F)
+            default: return Found(offset: offset, message: Self.utf8)  // 80...C1, F5...FF
+            }
+            return nil
+        }
+
+        static func firstViolation(_ bytes: [UInt8]) -> Found? {
+            var r = Reference()
+            for (offset, b) in bytes.enumerated() {
+                if let found = r.feed(b, at: offset) { return found }
+            }
+            return nil
+        }
+    }
+
+    /// The scanner's first violation, the input fed in pieces ending at `cuts`.
+    static func scanned(_ bytes: [UInt8], cuts: [Int] = []) -> Found? {
+        var scanner = StrictJSONScanner()
+        var start = 0
+        for end in cuts.sorted() + [bytes.count] where end >= start {
+            let violation = bytes[start..<end].withUnsafeBytes { scanner.scan($0) }
+            if let v = violation { return Found(offset: v.offset, message: v.message) }
+            start = end
+        }
+        return nil
+    }
+
+    /// Whole, cut at every position, and in pieces of 1 to 17 bytes: always `expected`.
+    static func expectEverywhere(_ bytes: [UInt8], _ expected: Found?, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(scanned(bytes) == expected, "whole \(bytes)", sourceLocation: sourceLocation)
+        for cut in 0...bytes.count where scanned(bytes, cuts: [cut]) != expected {
+            Issue.record("cut at \(cut): \(String(describing: scanned(bytes, cuts: [cut]))) for \(bytes)", sourceLocation: sourceLocation)
+            return
+        }
+        for size in 1...17 where scanned(bytes, cuts: Array(stride(from: size, to: bytes.count, by: size))) != expected {
+            Issue.record("pieces of \(size) for \(bytes)", sourceLocation: sourceLocation)
+            return
+        }
+    }
+
+    static let utf8 = Reference.utf8
+
+    /// Invalid UTF-8 and the offset (from its first byte) where it must be reported, when followed by ASCII.
+    static let invalidUTF8: [([UInt8], Int)] = [
+        ([0xC0, 0xAF], 0), ([0xC1, 0xBF], 0),  // overlong 2-byte forms: C0 and C1 are never lead bytes
+        ([0xE0, 0x80, 0x80], 1), ([0xE0, 0x9F, 0xBF], 1),  // overlong 3-byte forms
+        ([0xF0, 0x80, 0x80, 0x80], 1), ([0xF0, 0x8F, 0xBF, 0xBF], 1),  // overlong 4-byte forms
+        ([0xED, 0xA0, 0x80], 1), ([0xED, 0xBF, 0xBF], 1),  // encoded surrogates
+        ([0xF4, 0x90, 0x80, 0x80], 1), ([0xF4, 0xBF, 0xBF, 0xBF], 1),  // above U+10FFFF
+        ([0xF5, 0x80, 0x80, 0x80], 0), ([0xF8, 0x88, 0x80, 0x80, 0x80], 0), ([0xFF], 0), ([0xFE], 0),
+        ([0x80], 0), ([0xBF], 0), ([0xBF, 0xBF, 0xBF], 0),  // continuation bytes without a lead
+        ([0xC3], 1), ([0xE2, 0x82], 2), ([0xE2], 1), ([0xF0, 0x9F, 0x98], 3), ([0xF0], 1),  // truncated
+        ([0xC3, 0xC3, 0xA9], 1), ([0xE2, 0x82, 0xE2, 0x82, 0xAC], 2), ([0xE2, 0xC2, 0xAC], 1),  // a lead too soon
+        ([0xE2, 0x82, 0x7F], 2), ([0xE2, 0x7F, 0x80], 1), ([0xF0, 0x9F, 0x98, 0xC0], 3),  // a continuation not 80...BF
+        ([0xE0, 0xA0, 0x80, 0xE0, 0x9F, 0x80], 4),  // the smallest 3-byte character, then an overlong one
+        ([0xED, 0x9F, 0xBF, 0xED, 0xA0, 0x80], 4),  // U+D7FF, then an encoded surrogate
+        ([0xF4, 0x8F, 0xBF, 0xBF, 0xF4, 0x90, 0x80, 0x80], 5),  // U+10FFFF, then one above
+        ([0xC2, 0x80, 0xC1, 0xBF], 2),  // U+0080, then an overlong form
+    ]
+
+    @Test func everyKindOfInvalidUTF8AtEveryWordPosition() {
+        for (bad, at) in Self.invalidUTF8 {
+            for before in 0...33 {
+                // Plain ASCII, a valid character or an escape just before: each fast path runs into the bad bytes.
+                for lead in [[], [0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x98, 0x80], Array(#"\u00e9"#.utf8), Array(#"\n"#.utf8)] as [[UInt8]] {
+                    guard lead.count <= before else { continue }
+                    let bytes = Array(repeating: UInt8(ascii: "a"), count: before - lead.count) + lead + bad + Array("bcdefghijklmnopqrstu\"".utf8)
+                    let expected = Found(offset: before + at, message: Self.utf8)
+                    #expect(Reference.firstViolation(bytes) == expected, "reference: \(bytes)")
+                    Self.expectEverywhere(bytes, expected)
+                }
+            }
+        }
+    }
+
+    @Test func invalidUTF8AtTheEndOfTheInput() {
+        // At the very end, an invalid lead or second byte is reported; a truncated character is not (yajl reports
+        // the unterminated string).
+        for before in 0...20 {
+            let prefix = Array(repeating: UInt8(ascii: "a"), count: before)
+            Self.expectEverywhere(prefix + [0xC0], Found(offset: before, message: Self.utf8))
+            Self.expectEverywhere(prefix + [0xE0, 0x9F], Found(offset: before + 1, message: Self.utf8))
+            Self.expectEverywhere(prefix + [0xED, 0xBF], Found(offset: before + 1, message: Self.utf8))
+            Self.expectEverywhere(prefix + [0xF4, 0x90], Found(offset: before + 1, message: Self.utf8))
+            Self.expectEverywhere(prefix + [0xE6, 0x97, 0x41], Found(offset: before + 2, message: Self.utf8))
+            for truncated in [[0xC3], [0xE6], [0xE6, 0x97], [0xF0], [0xF0, 0x9F], [0xF0, 0x9F, 0x98]] as [[UInt8]] {
+                Self.expectEverywhere(prefix + truncated, nil)
+            }
+        }
+    }
+
+    @Test func runsOfValidCharactersAtEveryWordPosition() {
+        let characters: [[UInt8]] = [
+            [0xC2, 0x80], [0xC3, 0xA9], [0xDF, 0xBF],  // U+0080, é, U+07FF
+            [0xE0, 0xA0, 0x80], [0xE6, 0x97, 0xA5], [0xEC, 0xBF, 0xBF], [0xED, 0x80, 0x80], [0xED, 0x9F, 0xBF],
+            [0xEE, 0x80, 0x80], [0xEF, 0xBF, 0xBF],  // U+0800, 日, U+CFFF, U+D000, U+D7FF, U+E000, U+FFFF
+            [0xF0, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98, 0x80], [0xF3, 0xBF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF],
+        ]
+        for before in 0...17 {
+            let prefix = Array(repeating: UInt8(ascii: "a"), count: before)
+            for c in characters {
+                for count in [1, 2, 5, 11] {
+                    Self.expectEverywhere(prefix + Array([[UInt8]](repeating: c, count: count).joined()) + Array("x\"".utf8), nil)
+                }
+            }
+            // Mixed lengths back to back, then an error right after the run.
+            let mixed = Array(characters.joined())
+            Self.expectEverywhere(prefix + mixed, nil)
+            Self.expectEverywhere(prefix + mixed + [0xC1, 0x81], Found(offset: before + mixed.count, message: Self.utf8))
+            Self.expectEverywhere(prefix + mixed + [0x0C], Found(offset: before + mixed.count, message: Reference.feedMessage(0x0C)))
+        }
+    }
+
+    @Test func escapesAtEveryWordPosition() {
+        let cases: [(String, Found?)] = [
+            (#"\ud83d\ude00"#, nil), (#"\uD83D\uDE00\uDBFF\uDFFF"#, nil), (#"\u00e9\u0000\uFFFF\uD7FF\uE000"#, nil),
+            (#"\n\"\\\/\b\f\r\t"#, nil), (#"\\u0041\\ud800"#, nil), (#"\u12"#, nil), (#"\uZZZZ\u"#, nil), (#"\"#, nil),
+            (#"\ud800"#, nil),  // a high surrogate at the very end waits for more
+            (#"\ud800x"#, Found(offset: 0, message: Reference.lone(0xD800))),
+            (#"\udbff\n"#, Found(offset: 0, message: Reference.lone(0xDBFF))),
+            (#"\ud800\ud800\udc00"#, Found(offset: 0, message: Reference.lone(0xD800))),
+            (#"\ud800\u0041"#, Found(offset: 0, message: Reference.lone(0xD800))),
+            (#"\ud800\uDC0"#, nil), (#"\ud800\uDC0x"#, Found(offset: 0, message: Reference.lone(0xD800))),
+            (#"\uD800\u"#, nil), (#"\uD800\uG"#, Found(offset: 0, message: Reference.lone(0xD800))),
+            (#"\udc00"#, Found(offset: 0, message: Reference.lone(0xDC00))),
+            (#"\u0041\uDFFF"#, Found(offset: 6, message: Reference.lone(0xDFFF))),
+            (#"\n\u0041\t\udE00"#, Found(offset: 10, message: Reference.lone(0xDE00))),
+            (#"\u00/0"#, nil), (#"\u00:0\u00@0\u00G0\u00`0\u00g0"#, nil),  // the bytes around the hex ranges
+            ("\\u12\u{0C}", Found(offset: 4, message: Reference.feedMessage(0x0C))),  // ends the escape, then examined
+            ("\\\u{0B}", nil),  // an escaped \v is yajl's to reject
+        ]
+        let byteCases: [([UInt8], Found?)] = [
+            (Array(#"\u12"#.utf8) + [0xC3, 0xA9], nil), (Array(#"\u12"#.utf8) + [0xC0], Found(offset: 4, message: Self.utf8)),
+            (Array(#"\"#.utf8) + [0xC3, 0xA9], Found(offset: 2, message: Self.utf8)),  // the escape takes C3: A9 is lone
+            (Array(#"\uD83D"#.utf8) + [0xC3, 0xA9], Found(offset: 0, message: Reference.lone(0xD83D))),
+        ]
+        for (text, expected) in cases.map({ (Array($0.0.utf8), $0.1) }) + byteCases {
+            for before in 0...20 {
+                let bytes = Array(repeating: UInt8(ascii: "a"), count: before) + text
+                let shifted = expected.map { Found(offset: $0.offset + before, message: $0.message) }
+                #expect(Reference.firstViolation(bytes) == shifted, "reference: \(bytes)")
+                Self.expectEverywhere(bytes, shifted)
+                Self.expectEverywhere(bytes + Array("abc\"}".utf8), Reference.firstViolation(bytes + Array("abc\"}".utf8)))
+            }
+        }
+    }
+
+    /// Random byte strings over a JSON-ish alphabet, mostly valid pieces so that errors come late.
+    @Test func randomInputsAgreeWithTheReference() {
+        let pieces: [(Int, [UInt8])] = [
+            (30, Array("abcdefgh".utf8)), (10, Array(" \":,{}[]0123456789".utf8)), (6, [UInt8(ascii: "\\")]),
+            (4, [UInt8(ascii: "u")]), (6, Array("0123456789abcdefABCDEFdD".utf8)), (1, [0x0B]), (1, [0x0C]),
+            (3, [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x7F]), (8, [0xC3, 0xA9]), (12, [0xE6, 0x97, 0xA5]), (4, [0xF0, 0x9F, 0x98, 0x80]),
+            (4, Array(#"\ud83d\ude00"#.utf8)), (3, Array(#"\u00e9"#.utf8)), (2, Array(#"\uD800"#.utf8)), (2, Array(#"\uDFFF"#.utf8)),
+            (2, Array(#"\n"#.utf8)), (1, Array(#"\\"#.utf8)), (1, Array(#"\""#.utf8)),
+            (2, [0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF]), (2, [0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]),
+        ]
+        var rand = Rand(seed: 0x5CA9_2026)
+        var disagreements = 0
+        for _ in 0..<6000 {
+            var bytes: [UInt8] = []
+            let target = rand.int(0...90)
+            while bytes.count < target {
+                let piece = rand.weighted(pieces)
+                // A whole piece (a character or an escape), or one byte of it.
+                if rand.percent(70) { bytes += piece } else { bytes.append(rand.pick(piece)) }
+                if rand.percent(10) { bytes += Array(repeating: UInt8(ascii: "x"), count: rand.int(1...24)) }
+            }
+            let expected = Reference.firstViolation(bytes)
+            var cutsList: [[Int]] = [[]]
+            for _ in 0..<4 {
+                cutsList.append((0..<rand.int(1...4)).map { _ in rand.int(0...bytes.count) })
+            }
+            for cuts in cutsList where Self.scanned(bytes, cuts: cuts) != expected {
+                disagreements += 1
+                if disagreements <= 5 {
+                    Issue.record("\(bytes) cut at \(cuts): \(String(describing: Self.scanned(bytes, cuts: cuts))), expected \(String(describing: expected))")
+                }
+            }
+        }
+        #expect(disagreements == 0)
+    }
+}
+
+extension StrictScannerReferenceTests.Reference {
+    static func feedMessage(_ b: UInt8) -> String {
+        var r = Self()
+        return r.feed(b, at: 0)?.message ?? ""
     }
 }
