@@ -52,18 +52,8 @@ struct StrictJSONScanner {
             // The fast path, while no character or escape is open: 8 bytes at a time to the next non-ASCII,
             // control or `\` byte; whole characters and escapes in the chunk are checked in place.
             fast: while true {
-                while i + 8 <= n {
-                    let mask = Self.interesting(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-                    if mask != 0 {
-                        i += mask.trailingZeroBitCount >> 3
-                        break
-                    }
-                    i += 8
-                }
-                if i + 8 > n {
-                    while i < n && !Self.byteMatters(p[i]) { i += 1 }
-                    if i == n { break fast }
-                }
+                i = Self.skipPlain(p, from: i, to: n)
+                if i == n { break fast }
                 let b = p[i]
                 if b >= 0x80 {
                     // A character cut by the chunk's end goes byte by byte.
@@ -195,6 +185,36 @@ struct StrictJSONScanner {
     }
 
     @inline(__always) private static func byteMatters(_ b: UInt8) -> Bool { b >= 0x80 || b < 0x20 || b == 0x5C }
+
+    /// The offset of the first byte at or after `start` that is non-ASCII, a control byte or `\`, or `n`.
+    ///
+    /// 16 bytes at a time: read as signed bytes, non-ASCII bytes are negative, so "below 0x20" finds them and
+    /// the control bytes in one comparison. On x86-64 the two comparisons are one `pcmpgtb` and one `pcmpeqb`
+    /// each (checked in the disassembly: `SIMD16<Int8>`'s comparisons of two vectors are vector instructions). The marks (0xFF per byte that matters) are read back as two 64-bit words. Then at most
+    /// one word and the last bytes one at a time.
+    @inline(__always)
+    private static func skipPlain(_ p: UnsafePointer<UInt8>, from start: Int, to n: Int) -> Int {
+        // Vectors on both sides: the comparisons of a vector with a scalar are the generic ones, a loop over lanes.
+        let spaces = SIMD16<Int8>(repeating: 0x20), backslashes = SIMD16<Int8>(repeating: 0x5C)
+        var i = start
+        while i <= n &- 16 {
+            let bytes = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<Int8>.self)
+            let marks = unsafeBitCast((bytes .< spaces) .| (bytes .== backslashes), to: SIMD2<UInt64>.self)
+            if marks[0] | marks[1] != 0 {
+                // Byte order: the first byte is the lowest one of a little-endian word.
+                let low = marks[0].littleEndian, high = marks[1].littleEndian
+                return i &+ (low != 0 ? low.trailingZeroBitCount : 64 &+ high.trailingZeroBitCount) &>> 3
+            }
+            i &+= 16
+        }
+        if i <= n &- 8 {
+            let mask = interesting(UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)))
+            if mask != 0 { return i &+ mask.trailingZeroBitCount &>> 3 }
+            i &+= 8
+        }
+        while i < n && !byteMatters(p[i]) { i &+= 1 }
+        return i
+    }
 
     private mutating func complete(_ v: UInt32, start: Int) -> Violation? {
         switch v {
