@@ -56,15 +56,28 @@ struct StrictJSONScanner {
                 if i == n { break fast }
                 let b = p[i]
                 if b >= 0x80 {
-                    // A character cut by the chunk's end goes byte by byte.
-                    guard i + 3 < n else {
-                        guard startUTF8Sequence(b) else { return Violation(offset: base + i, message: Self.invalidUTF8) }
-                        i += 1
-                        break fast
-                    }
-                    switch Self.checkCharacter(p + i) {
-                    case .valid(let length): i += length
-                    case .invalid(let at): return Violation(offset: base + i + at, message: Self.invalidUTF8)
+                    // A run of characters, checked in place (CJK text is mostly 3-byte characters back to back).
+                    while true {
+                        // A character cut by the chunk's end goes byte by byte.
+                        guard i &+ 3 < n else {
+                            guard startUTF8Sequence(p[i]) else { return Violation(offset: base + i, message: Self.invalidUTF8) }
+                            i += 1
+                            break fast
+                        }
+                        let w = UInt32(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self))
+                        let next: UInt32
+                        if let length = Self.commonCharacter(w) {
+                            // The byte after a 2- or 3-byte character is in `w` too.
+                            i &+= length
+                            next = w >> (UInt32(truncatingIfNeeded: length) &<< 3)
+                        } else {
+                            switch Self.checkCharacter(p + i) {
+                            case .valid(let length): i += length
+                            case .invalid(let at): return Violation(offset: base + i + at, message: Self.invalidUTF8)
+                            }
+                            next = i < n ? UInt32(p[i]) : 0
+                        }
+                        if next & 0x80 == 0 { break }
                     }
                 } else if b == UInt8(ascii: "\\") {
                     // An escape, or a pair of `\u` escapes.
@@ -252,6 +265,24 @@ struct StrictJSONScanner {
             k += 1
         }
         return .valid(length: l.continuations + 1)
+    }
+
+    /// The length of the character that starts with the 4 bytes `w` (the first byte lowest) if it is a valid 2- or
+    /// 3-byte one; nil for anything else (4-byte characters, invalid bytes), which `checkCharacter` decides.
+    ///
+    /// Exactly the valid 2- and 3-byte characters of Unicode's Table 3-7 pass. A 3-byte character is
+    /// `1110xxxx 10xxxxxx 10xxxxxx` (the mask 0xC0C0F0), and only the leads E0 (second byte A0...BF: bit 5 set)
+    /// and ED (80...9F: bit 5 clear) narrow the second byte — so with `t` the lead's low nibble and the second
+    /// byte's bit 5, t == 0x0000 is an overlong E0 form and t == 0x200D an encoded surrogate. A 2-byte character
+    /// is `110xxxxx 10xxxxxx` with a lead of at least C2: C0 and C1 (overlong) are the leads whose bits 1...4 are
+    /// all clear.
+    @inline(__always)
+    private static func commonCharacter(_ w: UInt32) -> Int? {
+        if w & 0xC0C0F0 == 0x8080E0 {
+            let t = w & 0x200F
+            return t != 0 && t != 0x200D ? 3 : nil
+        }
+        return w & 0xC0E0 == 0x80C0 && w & 0x1E != 0 ? 2 : nil
     }
 
     /// Four hex digits as a value, or nil if one is not a hex digit.
