@@ -80,18 +80,18 @@ struct StrictJSONScanner {
                         if next & 0x80 == 0 { break }
                     }
                 } else if b == UInt8(ascii: "\\") {
-                    // An escape, or a pair of `\u` escapes.
+                    // A run of escapes, checked in place (escaped text is mostly `\u` escapes back to back). One
+                    // cut by the chunk's end, or a malformed `\u` escape, goes byte by byte.
                     var j = i
-                    while j + 1 < n && p[j] == UInt8(ascii: "\\") {
-                        guard p[j + 1] == UInt8(ascii: "u") else {
+                    while j &+ 1 < n && p[j] == UInt8(ascii: "\\") {
+                        if p[j &+ 1] != UInt8(ascii: "u") {
                             if let high = pendingHigh { return Violation(offset: high.start, message: Self.lone(high.value)) }
-                            j += 2
-                            break
+                            j &+= 2
+                        } else {
+                            guard j &+ 5 < n, let v = Self.hex4(p + j + 2) else { break }
+                            if let violation = complete(v, start: base + j) { return violation }
+                            j &+= 6
                         }
-                        guard j + 5 < n, let v = Self.hex4(p + j + 2) else { break }
-                        if let violation = complete(v, start: base + j) { return violation }
-                        j += 6
-                        if pendingHigh == nil { break }
                     }
                     if j == i {
                         escape = .backslash
