@@ -396,6 +396,34 @@ struct StrictScannerReferenceTests {
         }
     }
 
+    /// Every `\u` value in upper and lower case, and every byte in each digit's place: a wrong value or a wrong
+    /// verdict on a digit would show as a lone surrogate where there is none, or none where there is one.
+    @Test func everyUnicodeEscapeAndEveryByteInPlaceOfADigit() {
+        func check(_ bytes: [UInt8]) {
+            let expected = Reference.firstViolation(bytes)
+            for cuts in [[], [3], [bytes.count - 2]] where Self.scanned(bytes, cuts: cuts) != expected {
+                Issue.record("\(bytes) cut at \(cuts): \(String(describing: Self.scanned(bytes, cuts: cuts))), expected \(String(describing: expected))")
+            }
+        }
+        for v in 0...0xFFFF {
+            let hex = String(v, radix: 16)
+            let digits = String(repeating: "0", count: 4 - hex.count) + (v & 1 == 0 ? hex : hex.uppercased())
+            check(Array("ab\\u\(digits)x\\uDC00".utf8))
+        }
+        for template in ["DC0a", "dbFF", "E000"] {
+            for k in 0..<4 {
+                for c in 0...255 {
+                    // The digits of each of the three escapes (at 2, 8 and 14) in turn.
+                    for at in [2, 8, 14] {
+                        var bytes = Array("\\u\(template)\\udc00\\u\(template)y".utf8)
+                        bytes[at + k] = UInt8(c)
+                        check(bytes)
+                    }
+                }
+            }
+        }
+    }
+
     /// Random byte strings over a JSON-ish alphabet, mostly valid pieces so that errors come late.
     @Test func randomInputsAgreeWithTheReference() {
         let pieces: [(Int, [UInt8])] = [
