@@ -88,8 +88,11 @@ struct StrictJSONScanner {
                             if let high = pendingHigh { return Violation(offset: high.start, message: Self.lone(high.value)) }
                             j &+= 2
                         } else {
-                            guard j &+ 5 < n, let v = Self.hex4(p + j + 2) else { break }
-                            if let violation = complete(v, start: base + j) { return violation }
+                            guard j &+ 5 < n, let digits = Self.hexDigits(p + j + 2) else { break }
+                            // Most escapes are neither a surrogate nor after a high one: nothing more to do.
+                            if pendingHigh != nil || Self.isSurrogate(digits) {
+                                if let violation = complete(Self.value(digits), start: base + j) { return violation }
+                            }
                             j &+= 6
                         }
                     }
@@ -315,23 +318,33 @@ struct StrictJSONScanner {
         return w & 0xC0E0 == 0x80C0 && w & 0x1E != 0 ? 2 : nil
     }
 
-    /// Four hex digits as a value, or nil if one is not a hex digit: all four at once, in one 32-bit word.
+    /// The values of four hex digits, one per byte (the first lowest), or nil if one is not a hex digit: all four
+    /// at once, in one 32-bit word.
     ///
     /// A byte `c` is a digit when 0x30 <= c <= 0x39 and a letter when 0x61 <= c | 0x20 <= 0x66. For ASCII bytes
     /// (checked first), `c + (0x80 - lo)` has its high bit set when c >= lo, and `c + (0x7F - hi)` when c > hi,
     /// with no carry into the next byte. A digit's value is its low nibble, plus 9 for a letter (bit 6 set:
     /// "A" and "a" are 1 + 9).
     @inline(__always)
-    private static func hex4(_ p: UnsafePointer<UInt8>) -> UInt32? {
-        let w = UInt32(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt32.self))  // the first digit lowest
+    private static func hexDigits(_ p: UnsafePointer<UInt8>) -> UInt32? {
+        let w = UInt32(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt32.self))
         guard w & 0x8080_8080 == 0 else { return nil }
         let folded = w | 0x2020_2020
         let digits = (w &+ 0x5050_5050) & ~(w &+ 0x4646_4646)
         let letters = (folded &+ 0x1F1F_1F1F) & ~(folded &+ 0x1919_1919)
         guard (digits | letters) & 0x8080_8080 == 0x8080_8080 else { return nil }
-        let values = (w & 0x0F0F_0F0F) &+ (w >> 6 & 0x0101_0101) &* 9
-        // Nibbles d0 d1 d2 d3 (lowest byte first) into the value 0xd0d1d2d3: pairs first, then the two pairs.
-        let pairs = (values << 4 | values >> 8) & 0x00FF_00FF
+        return (w & 0x0F0F_0F0F) &+ (w >> 6 & 0x0101_0101) &* 9
+    }
+
+    /// Whether the digits of `hexDigits` are those of a surrogate, D800...DFFF: the first is D, the second 8 or more.
+    @inline(__always)
+    private static func isSurrogate(_ digits: UInt32) -> Bool { digits & 0x08FF == 0x080D }
+
+    /// The value of the digits of `hexDigits`: nibbles d0 d1 d2 d3 (lowest byte first) into 0xd0d1d2d3, pairs
+    /// first, then the two pairs.
+    @inline(__always)
+    private static func value(_ digits: UInt32) -> UInt32 {
+        let pairs = (digits << 4 | digits >> 8) & 0x00FF_00FF
         return (pairs & 0xFF) << 8 | pairs >> 16
     }
 
