@@ -362,6 +362,25 @@ struct StrictScannerReferenceTests {
         }
     }
 
+    /// Every lead byte C0...FF with every second byte, and 2- and 3-byte characters with each third byte near the
+    /// edges of 80...BF, alone, first or second of a pair of 3-byte characters, and after a run of them.
+    @Test func everyLeadWithEverySecondByte() {
+        let cjk: [UInt8] = [0xE6, 0x97, 0xA5]
+        for lead in 0xC0...0xFF as ClosedRange<UInt8> {
+            for second in 0...0xFF as ClosedRange<UInt8> {
+                for third in [0x41, 0x7F, 0x80, 0xBF, 0xC0] as [UInt8] {
+                    let c = [lead, second, third, 0x80, 0x41]
+                    for bytes in [c, cjk + c, c + cjk, cjk + cjk + cjk + c + cjk + cjk, Array("abc".utf8) + cjk + c] {
+                        let expected = Reference.firstViolation(bytes)
+                        for cuts in [[], [1], [bytes.count - 3]] where Self.scanned(bytes, cuts: cuts) != expected {
+                            Issue.record("\(bytes) cut at \(cuts): \(String(describing: Self.scanned(bytes, cuts: cuts))), expected \(String(describing: expected))")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func escapesAtEveryWordPosition() {
         let cases: [(String, Found?)] = [
             (#"\ud83d\ude00"#, nil), (#"\uD83D\uDE00\uDBFF\uDFFF"#, nil), (#"\u00e9\u0000\uFFFF\uD7FF\uE000"#, nil),

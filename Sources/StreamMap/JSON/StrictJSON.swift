@@ -58,6 +58,15 @@ struct StrictJSONScanner {
                 if b >= 0x80 {
                     // A run of characters, checked in place (CJK text is mostly 3-byte characters back to back).
                     while true {
+                        // Two 3-byte characters at once, when 8 bytes are left; the byte after them is read too.
+                        if i &+ 7 < n {
+                            let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+                            if Self.twoThreeByteCharacters(w) {
+                                i &+= 6
+                                if w & 0x80_0000_0000_0000 == 0 { break }
+                                continue
+                            }
+                        }
                         // A character cut by the chunk's end goes byte by byte.
                         guard i &+ 3 < n else {
                             guard startUTF8Sequence(p[i]) else { return Violation(offset: base + i, message: Self.invalidUTF8) }
@@ -316,6 +325,18 @@ struct StrictJSONScanner {
             return t != 0 && t != 0x200D ? 3 : nil
         }
         return w & 0xC0E0 == 0x80C0 && w & 0x1E != 0 ? 2 : nil
+    }
+
+    /// Whether the 8 bytes `w` (the first lowest) start with two valid 3-byte characters: `commonCharacter`'s
+    /// test for both at once. With `n` a lead's low nibble and `b` its second byte's bit 5, a character of the
+    /// right shape is invalid exactly when n ^ (b ? 0xD : 0) == 0 (E0 with b clear: overlong; ED with b set: a
+    /// surrogate). Both values sit in their lead's byte, and adding 0xF to each carries into its bit 4 unless it
+    /// is 0.
+    @inline(__always)
+    private static func twoThreeByteCharacters(_ w: UInt64) -> Bool {
+        guard w & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0 else { return false }
+        let u = (w & 0x0F00_000F) ^ (w >> 13 & 0x0100_0001) &* 0xD
+        return (u &+ 0x0F00_000F) & 0x1000_0010 == 0x1000_0010
     }
 
     /// The values of four hex digits, one per byte (the first lowest), or nil if one is not a hex digit: all four
