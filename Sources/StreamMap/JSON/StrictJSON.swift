@@ -11,8 +11,11 @@
 /// The scanner does not track where strings begin and end: outside a string, a backslash or a non-ASCII byte is a
 /// syntax error anyway, which yajl reports first (it parses everything before a violation, see
 /// `YajlParserCore.feed`). So only three kinds of byte stop it — non-ASCII, control and `\` — and the rest of
-/// the input is skipped 8 bytes at a time with a few instructions per word. It keeps its state across chunks, so
-/// the verdict does not depend on how input is split.
+/// the input is skipped 32 bytes at a time (`skipPlain`). Runs of multi-byte characters and of escapes are checked
+/// in place, the common cases with bit tricks on one word (`twoThreeByteCharacters`, `commonCharacter`,
+/// `hexDigits`) and the rest exactly by the tables. It keeps its state across chunks, so the verdict does not
+/// depend on how input is split: whatever a chunk's end cuts goes byte by byte (`step`), and no read goes past
+/// the chunk's end. StrictScannerReferenceTests hold all of it to a simple byte-at-a-time reference.
 struct StrictJSONScanner {
     struct Violation: Error {
         var offset: Int
@@ -49,68 +52,33 @@ struct StrictJSONScanner {
                 i += 1
                 continue
             }
-            // The fast path, while no character or escape is open: 8 bytes at a time to the next non-ASCII,
-            // control or `\` byte; whole characters and escapes in the chunk are checked in place.
+            // The fast path, while no character or escape is open: plain ASCII skipped 32 bytes at a time, and runs
+            // of characters and of escapes checked in place, most of them from one read of a word.
             fast: while true {
                 i = Self.skipPlain(p, from: i, to: n)
                 if i == n { break fast }
                 let b = p[i]
                 if b >= 0x80 {
-                    // A run of characters, checked in place (CJK text is mostly 3-byte characters back to back).
-                    while true {
-                        // Two 3-byte characters at once, when 8 bytes are left; the byte after them is read too.
-                        if i &+ 7 < n {
-                            let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-                            if Self.twoThreeByteCharacters(w) {
-                                i &+= 6
-                                if w & 0x80_0000_0000_0000 == 0 { break }
-                                continue
-                            }
-                        }
-                        // A character cut by the chunk's end goes byte by byte.
-                        guard i &+ 3 < n else {
-                            guard startUTF8Sequence(p[i]) else { return Violation(offset: base + i, message: Self.invalidUTF8) }
-                            i += 1
-                            break fast
-                        }
-                        let w = UInt32(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self))
-                        let next: UInt32
-                        if let length = Self.commonCharacter(w) {
-                            // The byte after a 2- or 3-byte character is in `w` too.
-                            i &+= length
-                            next = w >> (UInt32(truncatingIfNeeded: length) &<< 3)
-                        } else {
-                            switch Self.checkCharacter(p + i) {
-                            case .valid(let length): i += length
-                            case .invalid(let at): return Violation(offset: base + i + at, message: Self.invalidUTF8)
-                            }
-                            next = i < n ? UInt32(p[i]) : 0
-                        }
-                        if next & 0x80 == 0 { break }
+                    let run = Self.checkCharacters(p, from: i, to: n)
+                    if let bad = run.invalidAt { return Violation(offset: base + bad, message: Self.invalidUTF8) }
+                    i = run.end
+                    if i < n && p[i] >= 0x80 {
+                        // A character that the chunk's end may cut goes byte by byte.
+                        guard startUTF8Sequence(p[i]) else { return Violation(offset: base + i, message: Self.invalidUTF8) }
+                        i += 1
+                        break fast
                     }
                 } else if b == UInt8(ascii: "\\") {
-                    // A run of escapes, checked in place (escaped text is mostly `\u` escapes back to back). One
-                    // cut by the chunk's end, or a malformed `\u` escape, goes byte by byte.
-                    var j = i
-                    while j &+ 1 < n && p[j] == UInt8(ascii: "\\") {
-                        if p[j &+ 1] != UInt8(ascii: "u") {
-                            if let high = pendingHigh { return Violation(offset: high.start, message: Self.lone(high.value)) }
-                            j &+= 2
-                        } else {
-                            guard j &+ 5 < n, let digits = Self.hexDigits(p + j + 2) else { break }
-                            // Most escapes are neither a surrogate nor after a high one: nothing more to do.
-                            if pendingHigh != nil || Self.isSurrogate(digits) {
-                                if let violation = complete(Self.value(digits), start: base + j) { return violation }
-                            }
-                            j &+= 6
-                        }
-                    }
-                    if j == i {
+                    let run = checkEscapes(p, from: i, to: n)
+                    if let violation = run.violation { return violation }
+                    if run.end == i {
+                        // An escape cut by the chunk's end, or a malformed `\u` escape, goes byte by byte.
                         escape = .backslash
                         i += 1
                         break fast
                     }
-                    i = j
+                    i = run.end
+                    // What follows a high surrogate (the next byte, or the next chunk's first) goes byte by byte.
                     if pendingHigh != nil { break fast }
                 } else {
                     if b == 0x0B || b == 0x0C { return Violation(offset: base + i, message: b == 0x0C ? Self.formFeed : Self.verticalTab) }
@@ -119,6 +87,62 @@ struct StrictJSONScanner {
             }
         }
         return nil
+    }
+
+    /// Checks the run of multi-byte characters that starts at `start` (a non-ASCII byte), up to the first ASCII
+    /// byte or the end, or a character with fewer than 4 bytes left in the chunk (which the chunk's end may cut):
+    /// where it stops, or the offset of the first byte that makes a character invalid. CJK text is mostly 3-byte
+    /// characters back to back: two at a time from one 8-byte read, else one at a time from a 4-byte read, and
+    /// `checkCharacter` for the rest (4-byte characters, invalid ones). The byte after the characters read is
+    /// in the same word. (One call per run: the optimizer keeps it out of line.)
+    private static func checkCharacters(_ p: UnsafePointer<UInt8>, from start: Int, to n: Int) -> (end: Int, invalidAt: Int?) {
+        var i = start
+        while true {
+            if i &+ 7 < n {
+                let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+                if twoThreeByteCharacters(w) {
+                    i &+= 6
+                    if w & 0x80_0000_0000_0000 == 0 { return (i, nil) }
+                    continue
+                }
+            }
+            guard i &+ 3 < n else { return (i, nil) }
+            let w = UInt32(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self))
+            let next: UInt32
+            if let length = commonCharacter(w) {
+                i &+= length
+                next = w >> (UInt32(truncatingIfNeeded: length) &<< 3)
+            } else {
+                switch checkCharacter(p + i) {
+                case .valid(let length): i &+= length
+                case .invalid(let at): return (i, i &+ at)
+                }
+                next = i < n ? UInt32(p[i]) : 0
+            }
+            if next & 0x80 == 0 { return (i, nil) }
+        }
+    }
+
+    /// Checks the run of escapes that starts at `start` (a backslash), up to the first byte that is not a
+    /// backslash, or the first escape cut by the chunk's end or malformed `\u` escape: where it stops, or the
+    /// first violation. Escaped text is mostly `\u` escapes back to back, and most are neither a surrogate nor
+    /// after a high one: four hex digits checked at once, and nothing more to do.
+    @inline(__always)
+    private mutating func checkEscapes(_ p: UnsafePointer<UInt8>, from start: Int, to n: Int) -> (end: Int, violation: Violation?) {
+        var j = start
+        while j &+ 1 < n && p[j] == UInt8(ascii: "\\") {
+            if p[j &+ 1] != UInt8(ascii: "u") {
+                if let high = pendingHigh { return (j, Violation(offset: high.start, message: Self.lone(high.value))) }
+                j &+= 2
+            } else {
+                guard j &+ 5 < n, let digits = Self.hexDigits(p + j + 2) else { break }
+                if pendingHigh != nil || Self.isSurrogate(digits) {
+                    if let violation = complete(Self.value(digits), start: base + j) { return (j, violation) }
+                }
+                j &+= 6
+            }
+        }
+        return (j, nil)
     }
 
     /// One byte through the states, for what the fast path leaves: characters and escapes cut by a chunk's end,
