@@ -264,13 +264,16 @@ struct StrictScannerReferenceTests {
         }
     }
 
-    /// The scanner's first violation, the input fed in pieces ending at `cuts`.
+    /// The scanner's first violation, the input fed in pieces ending at `cuts`. Each piece is copied to memory of
+    /// its own size, so that a read past its end is caught under AddressSanitizer (scripts/sanitize.sh).
     static func scanned(_ bytes: [UInt8], cuts: [Int] = []) -> Found? {
         var scanner = StrictJSONScanner()
         var start = 0
         for end in cuts.sorted() + [bytes.count] where end >= start {
-            let violation = bytes[start..<end].withUnsafeBytes { scanner.scan($0) }
-            if let v = violation { return Found(offset: v.offset, message: v.message) }
+            let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: end - start, alignment: 1)
+            defer { piece.deallocate() }
+            piece.copyBytes(from: bytes[start..<end])
+            if let v = scanner.scan(UnsafeRawBufferPointer(piece)) { return Found(offset: v.offset, message: v.message) }
             start = end
         }
         return nil
