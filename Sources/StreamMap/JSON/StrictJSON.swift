@@ -223,8 +223,6 @@ struct StrictJSONScanner {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
-    @inline(__always) private static func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
-
     /// The high bit of each byte of a word that is non-ASCII, a control byte (below 0x20) or `\`. Bytes below
     /// 0x20 and `\` are found by per-byte borrows, which can mark a byte above a true one but never below it: the
     /// lowest mark is exact.
