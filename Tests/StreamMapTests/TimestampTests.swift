@@ -680,6 +680,21 @@ struct DateToNumberShortcutTests {
                     #expect(actual.value == expected.value, "\(formats) \(unit) \(String(describing: input))")
                     #expect(actual.errors == expected.errors, "\(formats) \(unit) \(String(describing: input))")
                 }
+                // The stream engine writes the number from the string event's bytes (`DateNumberSink`): as a
+                // field's value, required, optional, and as array elements.
+                let fields = [
+                    Field("d", to: "d", thread), Field("d", to: "r", .notNull(thread)), Field("d", to: "o", .optionally(thread)),
+                    Field("l", to: "l", .arrayOf(.optionally(thread))),
+                ]
+                let mapper = Mapper.object(ObjectMapping(fields: fields))
+                var stream = StreamEngine(mapper: mapper)
+                let tree = TreeEngine(mapper: mapper)
+                for input in inputs {
+                    guard let input else { continue }
+                    let text = JSONWriter.string(input)
+                    let record = Array(#"{"d":\#(text),"l":[\#(text),"2014-08-31T00:29:15Z"]}"#.utf8)
+                    expectSameMapping(&stream, tree, record)
+                }
             }
         }
     }

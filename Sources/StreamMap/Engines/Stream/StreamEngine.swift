@@ -221,6 +221,9 @@ struct StreamCompiler {
             return ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) ?? ValueSink(mapper)
         case .split(let forward, _):
             return compile(forward)
+        case .thread(let stages):
+            guard let (formats, unit) = Mapper.dateToNumberStages(stages) else { return ValueSink(mapper) }
+            return DateNumberSink(mapper, formats: formats, unit: unit)
         default:
             return ValueSink(mapper)
         }

@@ -368,6 +368,28 @@ final class CopySink: ValueSink {
     }
 }
 
+/// `thread(stringToDate, dateToNumber)`: a string's epoch number written from the event's bytes, through the
+/// routine `Mapper.map` takes too (`Mapper.epochNumberText`), without building the string, the date or the
+/// number as values; anything else takes the exact route.
+final class DateNumberSink: ValueSink {
+    private let formats: [DateSyntax]
+    private let unit: EpochUnit
+
+    init(_ mapper: Mapper, formats: [DateSyntax], unit: EpochUnit) {
+        self.formats = formats
+        self.unit = unit
+        super.init(mapper)
+    }
+
+    override func startScalar(_ e: JSONEvent) throws {
+        guard !keepsValue, case .string(let utf8, _) = e,
+              var number = Mapper.epochNumberText(formats, unit, utf8: utf8.assumingMemoryBound(to: UInt8.self))
+        else { return try super.startScalar(e) }
+        number.withUTF8 { output.writeRaw(UnsafeRawBufferPointer($0)) }
+        kind = .value
+    }
+}
+
 /// `notNull(inner)`: the inner result, unless it has no error and is absent or null.
 final class NotNullSink: ValueSink {
     let inner: ValueSink

@@ -10,6 +10,14 @@ public enum DateSyntax: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Parses UTF-8 bytes, as `parse(_:)` parses their text.
+    func parse(bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        switch self {
+        case .named(let f): return f.parse(bytes: bytes)
+        case .pattern(let f): return f.parse(bytes: bytes)
+        }
+    }
+
     public func format(_ t: Timestamp) -> String? {
         switch self {
         case .named(let f): return f.format(t)

@@ -483,15 +483,18 @@ public enum NamedDateFormat: String, Sendable, CaseIterable {
 
     /// Parses `text`; `nil` when it does not match this format exactly.
     public func parse(_ text: some StringProtocol) -> Timestamp? {
-        TimestampSupport.withUTF8(text) { bytes in
-            switch self {
-            case .iso8601: TimestampSupport.parseISO(bytes, fraction: .upTo9)
-            case .rfc3339: TimestampSupport.parseISO(bytes, fraction: .none)
-            case .rfc3339Milliseconds: TimestampSupport.parseISO(bytes, fraction: .exactly3)
-            case .rfc822: Self.rfc822Inputs.lazy.compactMap { $0.parse(bytes: bytes) }.first
-            case .twitter: Self.twitterFormat.parse(bytes: bytes)
-            case .dotnet: TimestampSupport.parseDotNet(bytes)
-            }
+        TimestampSupport.withUTF8(text) { parse(bytes: $0) }
+    }
+
+    /// Parses UTF-8 bytes; `nil` when they do not match this format exactly.
+    func parse(bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        switch self {
+        case .iso8601: TimestampSupport.parseISO(bytes, fraction: .upTo9)
+        case .rfc3339: TimestampSupport.parseISO(bytes, fraction: .none)
+        case .rfc3339Milliseconds: TimestampSupport.parseISO(bytes, fraction: .exactly3)
+        case .rfc822: Self.rfc822Inputs.lazy.compactMap { $0.parse(bytes: bytes) }.first
+        case .twitter: Self.twitterFormat.parse(bytes: bytes)
+        case .dotnet: TimestampSupport.parseDotNet(bytes)
         }
     }
 
