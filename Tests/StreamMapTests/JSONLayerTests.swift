@@ -136,16 +136,22 @@ struct JSONLayerTests {
         let text = #"{"a":[1,2.5e10,"h\u00e9llo",true,null],"b":{"c":"12345678901234567890"}}"#
         let expected = try JSONParser.parse(text)
         for size in [1, 2, 7, 4096] {
-            let parser = JSONPushParser(handler: JSONTreeBuilder())
-            let bytes = Array(text.utf8)
-            var i = 0
-            while i < bytes.count {
-                try parser.feed(bytes[i..<min(i + size, bytes.count)])
-                i += size
-            }
-            try parser.finish()
+            let parser = try pushParse(text, JSONTreeBuilder(), inPiecesOf: size)
             #expect(parser.handler.values == [expected], "chunk size \(size)")
         }
+    }
+
+    /// Feeds `text` to a push parser in pieces of `size` bytes, then finishes.
+    func pushParse<H: JSONEventHandler>(_ text: String, _ handler: H, inPiecesOf size: Int) throws -> JSONPushParser<H> {
+        let parser = JSONPushParser(handler: handler)
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            try parser.feed(bytes[i..<min(i + size, bytes.count)])
+            i += size
+        }
+        try parser.finish()
+        return parser
     }
 
     /// Records each string and key with the parser's `verbatim` flag.
@@ -170,15 +176,9 @@ struct JSONLayerTests {
     @Test func verbatimStringsAreTheInputsOwnBytes() throws {
         let text = #"{"plain":"abc","esc\"aped":"a\nb","":"","u":"\u00e9","raw":"é\#u{7F}","q":["x\\y","\/"]}"#
         func parse(inPiecesOf size: Int) throws -> [(text: String, verbatim: Bool)] {
-            let parser = JSONPushParser(handler: VerbatimRecorder())
-            let bytes = Array(text.utf8)
-            var i = 0
-            while i < bytes.count {
-                try parser.feed(bytes[i..<min(i + size, bytes.count)])
-                i += size
+            try pushParse(text, VerbatimRecorder(), inPiecesOf: size).handler.texts.map {
+                (String(decoding: $0.text, as: UTF8.self), $0.verbatim)
             }
-            try parser.finish()
-            return parser.handler.texts.map { (String(decoding: $0.text, as: UTF8.self), $0.verbatim) }
         }
         let whole = try parse(inPiecesOf: 4096)
         #expect(whole.map(\.text) == ["plain", "abc", "esc\"aped", "a\nb", "", "", "u", "é", "raw", "é\u{7F}", "q", "x\\y", "/"])
