@@ -16,10 +16,9 @@ public protocol RecordSegmentSink {
 /// a record's first byte are skipped (so blank and whitespace-only lines are skipped, but counted); a CR just
 /// before the newline (CRLF) is dropped. A final record without a newline ends at `finish`.
 public struct NDJSONSegmenter: Sendable {
-    private var line = 1
+    private var lines = NDJSONLines()
+    /// Absolute offset of the next byte.
     private var offset = 0
-    private var inRecord = false
-    private var heldCR = false
     private var bom = LeadingBOM()
 
     public init() {}
@@ -27,11 +26,33 @@ public struct NDJSONSegmenter: Sendable {
     /// Feeds a chunk. A UTF-8 BOM at the very start of the input is skipped (offsets still count it).
     public mutating func feed<Sink: RecordSegmentSink>(_ chunk: UnsafeRawBufferPointer, into sink: inout Sink) {
         var filter = bom
-        filter.filter(chunk, skipped: { offset += $0 }) { feedBytes($0, into: &sink) }
+        filter.filter(chunk, skipped: { offset += $0 }) { bytes in
+            lines.feed(bytes, at: offset, into: &sink)
+            offset += bytes.count
+        }
         bom = filter
     }
 
-    private mutating func feedBytes<Sink: RecordSegmentSink>(_ chunk: UnsafeRawBufferPointer, into sink: inout Sink) {
+    public mutating func finish<Sink: RecordSegmentSink>(into sink: inout Sink) {
+        var filter = bom
+        filter.finish { lines.feed($0, at: offset, into: &sink) }
+        bom = filter
+        lines.finish(into: &sink)
+    }
+}
+
+/// The NDJSON rules, in one place: `NDJSONSegmenter` hands the pieces on, `RecordFramer` (`ndjson` framing) puts
+/// them back together into whole records. Byte order marks are the callers' business (each strips a leading one
+/// before the bytes get here, and says where the bytes are in the input).
+struct NDJSONLines: Sendable {
+    private var line = 1
+    private var inRecord = false
+    private var heldCR = false
+
+    /// Scans `chunk`, whose first byte is at `offset` in the input. Pieces handed to `sink` are never empty; they
+    /// are slices of `chunk`, except the CR of a record that a chunk ended with (not a CRLF after all), handed on
+    /// alone from a buffer of its own.
+    mutating func feed<Sink: RecordSegmentSink>(_ chunk: UnsafeRawBufferPointer, at offset: Int, into sink: inout Sink) {
         var i = 0
         let n = chunk.count
         while i < n {
@@ -74,13 +95,10 @@ public struct NDJSONSegmenter: Sendable {
                 i = n
             }
         }
-        offset += n
     }
 
-    public mutating func finish<Sink: RecordSegmentSink>(into sink: inout Sink) {
-        var filter = bom
-        filter.finish { feedBytes($0, into: &sink) }
-        bom = filter
+    /// At the end of the input: ends the last record, if it had no newline.
+    mutating func finish<Sink: RecordSegmentSink>(into sink: inout Sink) {
         heldCR = false  // a trailing CR at the end of input is dropped, as before a newline
         if inRecord {
             sink.recordEnds()

@@ -53,7 +53,8 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
 /// - `ndjson`: a newline (LF) ends a record; spaces, tabs and CRs before its first byte are not part of it, nor is
 ///   a CR just before the newline (CRLF), so lines holding only those are skipped (but counted). Other whitespace
 ///   stays (`"{}  "` is a record with two trailing spaces). A final line without a newline is delivered by `finish`.
-///   These are the rules of `NDJSONSegmenter`, which hands records on in pieces instead of whole.
+///   These are the rules of `NDJSONSegmenter`, which hands records on in pieces instead of whole (the same code,
+///   `NDJSONLines`, finds the records for both).
 /// - `array`: the input is one JSON array and its elements are the records, streamed one by one. An element ends at
 ///   a comma or the closing bracket outside any string, object or nested array of its own (a light scanner tracks
 ///   strings, escapes and bracket depth; it does not validate). Whitespace around an element is not part of it.
@@ -362,6 +363,9 @@ private struct Splitter: Sendable {
     private var arrayPhase = ArrayPhase.start
     private var garbageError: JSONSyntaxError?
 
+    // NDJSON framing (which does without `inRecord`, `start` and `pending`).
+    private var ndjson = NDJSONRecords()
+
     init(kind: Framing) {
         precondition(kind != .auto)
         self.kind = kind
@@ -371,7 +375,7 @@ private struct Splitter: Sendable {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         let p = base.assumingMemoryBound(to: UInt8.self)
         switch kind {
-        case .ndjson: scanLines(p, chunk, body)
+        case .ndjson: ndjson.feed(chunk, at: offset, body)
         case .seq: scanSequence(p, chunk, body)
         case .concat: scanValues(p, chunk, body)
         case .array: scanArray(p, chunk, body)
@@ -385,6 +389,10 @@ private struct Splitter: Sendable {
     }
 
     mutating func finish(_ body: (UnsafeRawBufferPointer, RecordLocation, JSONSyntaxError?) -> Void) {
+        if kind == .ndjson {
+            ndjson.finish { body($0, $1, nil) }
+            return
+        }
         var unterminated = false
         var error: JSONSyntaxError?
         if kind == .array {
@@ -436,16 +444,12 @@ private struct Splitter: Sendable {
         withUnsafeBytes(of: &zero) { body(UnsafeRawBufferPointer(rebasing: $0[0..<0]), location) }
     }
 
-    /// The record as delivered: NDJSON drops a trailing CR; the others drop all trailing whitespace. (Leading
-    /// whitespace is never part of a record: a record opens at its first non-whitespace byte.)
+    /// The record as delivered: trailing whitespace dropped, and an empty `seq` record skipped. (Leading whitespace
+    /// is never part of a record: a record opens at its first non-whitespace byte.)
     private static func trimmed(_ raw: UnsafeRawBufferPointer, _ kind: Framing, _ body: (UnsafeRawBufferPointer) -> Void) {
         var end = raw.count
-        if kind == .ndjson {
-            if end > 0 && raw[end - 1] == cr { end -= 1 }
-        } else {
-            while end > 0 && isWhitespace(raw[end - 1]) { end -= 1 }
-            if kind == .seq && end == 0 { return }
-        }
+        while end > 0 && isWhitespace(raw[end - 1]) { end -= 1 }
+        if kind == .seq && end == 0 { return }
         body(UnsafeRawBufferPointer(rebasing: raw[..<end]))
     }
 
@@ -455,28 +459,6 @@ private struct Splitter: Sendable {
     }
 
     // MARK: Scanners
-
-    private mutating func scanLines(_ p: UnsafePointer<UInt8>, _ chunk: UnsafeRawBufferPointer, _ body: Body) {
-        let n = chunk.count
-        var i = 0
-        while i < n {
-            if !inRecord {
-                // Spaces, tabs and CRs before a record are not part of it; a newline here ends a blank line.
-                let b = p[i]
-                if b == 0x20 || b == 0x09 || b == cr || b == lf {
-                    if b == lf { line += 1 }
-                    i += 1
-                    continue
-                }
-                open(at: i)
-            }
-            let end = find(lf, p, i, n)
-            if end == n { break }
-            deliver(chunk, upTo: end, body)
-            line += 1
-            i = end + 1
-        }
-    }
 
     private mutating func scanSequence(_ p: UnsafePointer<UInt8>, _ chunk: UnsafeRawBufferPointer, _ body: Body) {
         let n = chunk.count
@@ -647,6 +629,94 @@ private struct Splitter: Sendable {
                 line += countNewlines(p, i, n)
                 i = n
             }
+        }
+    }
+}
+
+// MARK: - NDJSON
+
+/// The `ndjson` framing: `NDJSONLines`, the code behind `NDJSONSegmenter`, finds the records and hands them on in
+/// pieces; they are put back together here. A record within one chunk is delivered from the chunk itself; one that
+/// spans chunks is gathered in `pending`.
+private struct NDJSONRecords: Sendable {
+    private var lines = NDJSONLines()
+    private var location = RecordLocation(line: 1, byteOffset: 0)
+    /// The open record's bytes that are not in the current chunk (from earlier chunks).
+    private var pending: [UInt8] = []
+
+    /// Frames `chunk`, whose first byte is at `offset` in the input.
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, at offset: Int, _ body: RecordFramer.Body) {
+        collecting(chunk, body) { lines, records in lines.feed(chunk, at: offset, into: &records) }
+    }
+
+    mutating func finish(_ body: RecordFramer.Body) {
+        collecting(UnsafeRawBufferPointer(start: nil, count: 0), body) { lines, records in lines.finish(into: &records) }
+    }
+
+    private mutating func collecting(
+        _ chunk: UnsafeRawBufferPointer, _ body: RecordFramer.Body, _ scan: (inout NDJSONLines, inout WholeRecords) -> Void
+    ) {
+        withoutActuallyEscaping(body) { body in
+            var records = WholeRecords(chunk: chunk, body: body, location: location, pending: pending)
+            pending = []  // not shared, so that appending does not copy
+            scan(&lines, &records)
+            records.keepOpenRecord()
+            location = records.location
+            pending = records.pending
+        }
+    }
+
+    /// Receives one chunk's pieces.
+    private struct WholeRecords: RecordSegmentSink {
+        let chunk: UnsafeRawBufferPointer
+        let body: RecordFramer.Body
+        var location: RecordLocation
+        var pending: [UInt8]
+        /// The open record's bytes so far when they are all in `chunk`, one after another (`pending` is then empty;
+        /// pieces are never empty, so an empty range means none).
+        var inChunk = 0..<0
+
+        mutating func recordBegins(at location: RecordLocation) {
+            self.location = location
+        }
+
+        mutating func recordContinues(_ bytes: UnsafeRawBufferPointer) {
+            if let range = rangeInChunk(bytes), pending.isEmpty {
+                if inChunk.isEmpty {
+                    inChunk = range
+                    return
+                }
+                if inChunk.upperBound == range.lowerBound {
+                    inChunk = inChunk.lowerBound..<range.upperBound
+                    return
+                }
+            }
+            keepOpenRecord()
+            pending.append(contentsOf: bytes)
+        }
+
+        mutating func recordEnds() {
+            if !inChunk.isEmpty {
+                body(UnsafeRawBufferPointer(rebasing: chunk[inChunk]), location)
+                inChunk = 0..<0
+            } else {
+                pending.withUnsafeBytes { body($0, location) }
+                if pending.capacity > 1 << 20 { pending = [] } else { pending.removeAll(keepingCapacity: true) }
+            }
+        }
+
+        /// Copies the open record's bytes in `chunk` to `pending`, before the chunk goes away.
+        mutating func keepOpenRecord() {
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[inChunk]))
+            inChunk = 0..<0
+        }
+
+        /// Where `bytes` are in `chunk`, if they are there.
+        private func rangeInChunk(_ bytes: UnsafeRawBufferPointer) -> Range<Int>? {
+            guard let base = chunk.baseAddress, let start = bytes.baseAddress,
+                  start >= base, start + bytes.count <= base + chunk.count else { return nil }
+            let from = base.distance(to: start)
+            return from..<from + bytes.count
         }
     }
 }
