@@ -218,6 +218,123 @@ private struct StringStops {
     }
 }
 
+// MARK: - The value scanner
+
+/// The light JSON scanner behind auto-detection and the `concat` and `array` framings: it follows strings (and their
+/// escapes) and bracket depth to find where a value or an array element ends. It does not validate. It stops at each
+/// LF it passes, so that the caller can count lines (or, detecting, decide).
+private struct ValueScanner: Sendable {
+    /// Where a scan stopped (the scan position is `i`).
+    enum Stop {
+        /// The value ends before `i` (for a number or literal, `i` is at the byte after it, not part of it); the
+        /// array element ends at `i`, at its comma or `]`.
+        case ended
+        /// Just past a LF: in a string (raw or escaped: malformed JSON either way) or not.
+        case newline(inString: Bool)
+        case endOfChunk
+    }
+
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private var inScalar = false
+
+    /// Starts a value at its first byte `b`, already passed; true when `b` is the whole of it (a stray `]`, `}`,
+    /// `,` or `:`).
+    mutating func begin(with b: UInt8) -> Bool {
+        self = ValueScanner()
+        switch b {
+        case UInt8(ascii: "["), UInt8(ascii: "{"): depth = 1
+        case quote: inString = true
+        case UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: ":"): return true
+        default: inScalar = true
+        }
+        return false
+    }
+
+    /// Scans the value begun with `begin(with:)` from `i`.
+    mutating func scanValue(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ stops: inout StringStops) -> Stop {
+        while i < n {
+            if inString {
+                if let stop = scanString(p, &i, n, &stops) { return stop }
+                if depth == 0 { return .ended }
+                continue
+            }
+            if inScalar {
+                while i < n && !endsScalar(p[i]) { i += 1 }
+                if i == n { break }
+                inScalar = false
+                return .ended
+            }
+            let b = p[i]
+            i += 1
+            switch b {
+            case quote: inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 { return .ended }
+            case lf: return .newline(inString: false)
+            default: break
+            }
+        }
+        return .endOfChunk
+    }
+
+    /// Scans an array element from `i`, its first byte included (start with a fresh scanner). The element ends at a
+    /// comma or `]` outside any string, object or array of its own. Unlike a value, it runs on after a complete
+    /// value (`1 2` is one element), and a `}` without its `{` is passed over.
+    mutating func scanElement(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ stops: inout StringStops) -> Stop {
+        while i < n {
+            if inString {
+                if let stop = scanString(p, &i, n, &stops) { return stop }
+                continue
+            }
+            switch p[i] {
+            case quote: inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: "}"): if depth > 0 { depth -= 1 }
+            case UInt8(ascii: "]"):
+                if depth == 0 { return .ended }
+                depth -= 1
+            case UInt8(ascii: ","): if depth == 0 { return .ended }
+            case lf:
+                i += 1
+                return .newline(inString: false)
+            default: break
+            }
+            i += 1
+        }
+        return .endOfChunk
+    }
+
+    /// Scans a string's bytes from `i`: nil once past its closing quote, or where it stopped before that.
+    @inline(__always) private mutating func scanString(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ stops: inout StringStops) -> Stop? {
+        while i < n {
+            if escaped {
+                escaped = false
+                i += 1
+                if p[i - 1] == lf { return .newline(inString: true) }
+                continue
+            }
+            let stop = stops.next(from: i)
+            if stop == n {
+                i = n
+                break
+            }
+            i = stop + 1
+            switch p[stop] {
+            case quote:
+                inString = false
+                return nil
+            case backslash: escaped = true
+            default: return .newline(inString: true)
+            }
+        }
+        return .endOfChunk
+    }
+}
+
 // MARK: - Auto detection
 
 /// Scans the start of the input to choose a framing (the rules are in `RecordFramer`'s documentation).
@@ -235,10 +352,7 @@ private struct AutoDetector: Sendable {
 
     private var phase = Phase.leading
     private var isArray = false
-    private var depth = 0
-    private var inString = false
-    private var escaped = false
-    private var inScalar = false
+    private var value = ValueScanner()
 
     /// Scans the next chunk; returns the framing once it is decided.
     mutating func scan(_ chunk: UnsafeRawBufferPointer) -> Framing? {
@@ -254,53 +368,14 @@ private struct AutoDetector: Sendable {
                 i += 1
                 if isWhitespace(b) { continue }
                 if b == rs { return .seq }
-                phase = .value
-                switch b {
-                case UInt8(ascii: "["): isArray = true; depth = 1
-                case UInt8(ascii: "{"): depth = 1
-                case quote: inString = true
-                case UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: ":"): phase = .restOfLine
-                default: inScalar = true
-                }
+                isArray = b == UInt8(ascii: "[")
+                phase = value.begin(with: b) ? .restOfLine : .value
             case .value:
-                if inString {
-                    if escaped {
-                        escaped = false
-                        if p[i] == lf { return .ndjson }
-                        i += 1
-                        continue
-                    }
-                    let stop = stops.next(from: i)
-                    if stop == n { i = n; continue }
-                    i = stop + 1
-                    switch p[stop] {
-                    case quote:
-                        inString = false
-                        if depth == 0 { phase = .restOfLine }
-                    case backslash: escaped = true
-                    default: return .ndjson  // a raw newline in a string: the line is malformed
-                    }
-                    continue
-                }
-                if inScalar {
-                    if endsScalar(p[i]) {
-                        inScalar = false
-                        phase = .restOfLine  // the delimiter is looked at again there
-                    } else {
-                        i += 1
-                    }
-                    continue
-                }
-                let b = p[i]
-                i += 1
-                switch b {
-                case quote: inString = true
-                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-                case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    depth -= 1
-                    if depth == 0 { phase = .restOfLine }
-                case lf: return isArray ? .array : .concat
-                default: break
+                switch value.scanValue(p, &i, n, &stops) {
+                case .ended: phase = .restOfLine  // a number or literal's delimiter is looked at again there
+                case .newline(inString: true): return .ndjson  // a raw newline in a string: the line is malformed
+                case .newline(inString: false): return isArray ? .array : .concat
+                case .endOfChunk: break
                 }
             case .restOfLine:
                 let b = p[i]
@@ -353,11 +428,8 @@ private struct Splitter: Sendable {
     /// The open record's bytes from earlier chunks.
     private var pending: [UInt8] = []
 
-    // Value scanner (array, concat).
-    private var depth = 0
-    private var inString = false
-    private var escaped = false
-    private var inScalar = false
+    // Array and concat framings.
+    private var value = ValueScanner()
 
     // Array framing.
     private var arrayPhase = ArrayPhase.start
@@ -481,29 +553,6 @@ private struct Splitter: Sendable {
         }
     }
 
-    /// Scans a string's bytes from `i`; returns true when its closing quote has been passed.
-    @inline(__always) private mutating func scanString(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ stops: inout StringStops) -> Bool {
-        while i < n {
-            if escaped {
-                escaped = false
-                if p[i] == lf { line += 1 }
-                i += 1
-                continue
-            }
-            let stop = stops.next(from: i)
-            if stop == n { i = n; return false }
-            i = stop + 1
-            switch p[stop] {
-            case quote:
-                inString = false
-                return true
-            case backslash: escaped = true
-            default: line += 1
-            }
-        }
-        return false
-    }
-
     private mutating func scanValues(_ p: UnsafePointer<UInt8>, _ chunk: UnsafeRawBufferPointer, _ body: Body) {
         let n = chunk.count
         var stops = StringStops(p, n)
@@ -518,37 +567,13 @@ private struct Splitter: Sendable {
                 }
                 open(at: i)
                 i += 1
-                depth = 0
-                switch b {
-                case UInt8(ascii: "["), UInt8(ascii: "{"): depth = 1
-                case quote: inString = true
-                case UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: ":"): deliver(chunk, upTo: i, body)
-                default: inScalar = true
-                }
+                if value.begin(with: b) { deliver(chunk, upTo: i, body) }
                 continue
             }
-            if inString {
-                if scanString(p, &i, n, &stops) && depth == 0 { deliver(chunk, upTo: i, body) }
-                continue
-            }
-            if inScalar {
-                while i < n && !endsScalar(p[i]) { i += 1 }
-                if i < n {
-                    inScalar = false
-                    deliver(chunk, upTo: i, body)  // the delimiter is scanned again
-                }
-                continue
-            }
-            let b = p[i]
-            i += 1
-            switch b {
-            case quote: inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                depth -= 1
-                if depth == 0 { deliver(chunk, upTo: i, body) }
-            case lf: line += 1
-            default: break
+            switch value.scanValue(p, &i, n, &stops) {
+            case .ended: deliver(chunk, upTo: i, body)  // a number or literal's delimiter is scanned again
+            case .newline: line += 1
+            case .endOfChunk: break
             }
         }
     }
@@ -597,34 +622,17 @@ private struct Splitter: Sendable {
                     continue
                 }
                 open(at: i)
-                depth = 0
+                value = ValueScanner()
                 arrayPhase = .element
             case .element:
-                if inString {
-                    _ = scanString(p, &i, n, &stops)
-                    continue
+                switch value.scanElement(p, &i, n, &stops) {
+                case .ended:
+                    deliver(chunk, upTo: i, body)
+                    arrayPhase = p[i] == UInt8(ascii: ",") ? .expectNext : .after
+                    i += 1
+                case .newline: line += 1
+                case .endOfChunk: break
                 }
-                let b = p[i]
-                switch b {
-                case quote: inString = true
-                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-                case UInt8(ascii: "}"): if depth > 0 { depth -= 1 }
-                case UInt8(ascii: "]"):
-                    if depth > 0 {
-                        depth -= 1
-                    } else {
-                        deliver(chunk, upTo: i, body)
-                        arrayPhase = .after
-                    }
-                case UInt8(ascii: ","):
-                    if depth == 0 {
-                        deliver(chunk, upTo: i, body)
-                        arrayPhase = .expectNext
-                    }
-                case lf: line += 1
-                default: break
-                }
-                i += 1
             case .garbage:
                 line += countNewlines(p, i, n)
                 i = n
