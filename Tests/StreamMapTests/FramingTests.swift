@@ -269,6 +269,30 @@ struct FramingTests {
         #expect(r.records == [Framed(1, 0, "{\"a\":\"x"), Framed(2, 8, "y\"}"), Framed(3, 12, #"{"b":1}"#)])
     }
 
+    /// A backslash before a raw LF in a string (malformed JSON either way): the LF still counts as a line, and
+    /// for auto it is a newline in the first string like any other (→ ndjson).
+    @Test func escapedNewlinesInStrings() {
+        let values = "\"a\\\nb\" 1\n{\"k\":\"x\\\n\"}\n2"
+        #expect(frameAllChunkings(values, .concat).records == [
+            Framed(1, 0, "\"a\\\nb\""), Framed(2, 7, "1"), Framed(3, 9, "{\"k\":\"x\\\n\"}"), Framed(5, 21, "2"),
+        ])
+        let auto = frameAllChunkings(values, .auto)
+        #expect(auto.detected == .ndjson)
+        #expect(auto.records == [
+            Framed(1, 0, "\"a\\"), Framed(2, 4, "b\" 1"), Framed(3, 9, "{\"k\":\"x\\"), Framed(4, 18, "\"}"),
+            Framed(5, 21, "2"),
+        ])
+        let array = "[\"a\\\nb\",\n {\"k\":\"x\\\ny\"}, 3]"
+        #expect(frameAllChunkings(array, .array).records == [
+            Framed(1, 1, "\"a\\\nb\""), Framed(3, 10, "{\"k\":\"x\\\ny\"}"), Framed(4, 24, "3"),
+        ])
+        let autoArray = frameAllChunkings(array, .auto)
+        #expect(autoArray.detected == .ndjson)
+        #expect(autoArray.records == [
+            Framed(1, 0, "[\"a\\"), Framed(2, 5, "b\","), Framed(3, 10, "{\"k\":\"x\\"), Framed(4, 19, "y\"}, 3]"),
+        ])
+    }
+
     @Test func autoOnEmptyInputDecidesNothing() {
         let empty = frameAllChunkings("", .auto)
         #expect(empty.detected == nil)
