@@ -30,7 +30,7 @@ fi
 [ -x /usr/bin/time ] || { echo "hardening: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 
 if [ -n "${STREAMMAP:-}" ]; then
-    BIN=$STREAMMAP
+    BIN=$(cd "$(dirname "$STREAMMAP")" && pwd)/$(basename "$STREAMMAP")   # absolute: the cases run in a temporary directory
 else
     scripts/bootstrap.sh
     swift build -c release --product streammap >/dev/null || { echo "hardening: the release build failed" >&2; exit 2; }
