@@ -40,7 +40,7 @@ struct PassThroughMembers {
         var errors: [MapError]
     }
 
-    static let keyLimit = 1 << 16
+    static let keyLimit = 1 << 14
 
     private let style: KeyStyle?
     private let reserved: Set<ByteKey>
