@@ -64,6 +64,10 @@ enum Inputs {
     static let identityMapper: Mapper = {
         do { return try Spec(json: #"{"mapper":"identity"}"#).mapper } catch { fatalError("\(error)") }
     }()
+    /// Rename one key, pass every other one through (`unmapped: keep`).
+    static let keepMapper: Mapper = {
+        do { return try Spec(json: #"{"fields":{"id_str":"idStr"},"unmapped":"keep"}"#).mapper } catch { fatalError("\(error)") }
+    }()
 
     /// ~50% rejected: every other tweet is broken, in turn by a mapping error (id as a string, an unparseable
     /// date, a missing required nested field) or a syntax error (truncated line, bad literal).
@@ -295,6 +299,13 @@ let benchmarks: @Sendable () -> Void = {
         timed(benchmark, bytes: mixed.bytes) { n = mapWhole(&engine, mixed.records, &writer) }
         blackHole(n)
     }
+    Benchmark("Map keep-unmapped stream engine, tweets+events x1000") { benchmark in
+        var engine = StreamEngine(mapper: Inputs.keepMapper)
+        var writer = JSONWriter(reservingCapacity: 1 << 16)
+        var n = mapWhole(&engine, [mixed.records[0]], &writer)  // warm-up, not measured
+        timed(benchmark, bytes: mixed.bytes) { n = mapWhole(&engine, mixed.records, &writer) }
+        blackHole(n)
+    }
     Benchmark("Map identity tree engine, tweets+events x1000") { benchmark in
         var engine = TreeEngine(mapper: Inputs.identityMapper)
         var writer = JSONWriter(reservingCapacity: 1 << 16)
@@ -414,5 +425,6 @@ let benchmarks: @Sendable () -> Void = {
         checkEngines("tweets", Inputs.tweetMapper, Inputs.tweets)
         checkEngines("half-rejected", Inputs.tweetMapper, Inputs.halfRejected)
         checkEngines("mixed identity", Inputs.identityMapper, Inputs.mixed)
+        checkEngines("mixed keep-unmapped", Inputs.keepMapper, Inputs.mixed)
     }
 }
