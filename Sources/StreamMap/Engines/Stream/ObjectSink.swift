@@ -78,7 +78,6 @@ final class ObjectSink: ValueSink {
     private let skipperRef: ConsumerRef
     private let passThroughRef: ConsumerRef?
     private let keepUnmapped: Bool
-    private let keyStyle: KeyStyle?
     private let passThroughSink: ValueSink?
     private let nodes: [DestinationNode]
     /// Per record: whether a slot has a value, and where its bytes are.
@@ -202,10 +201,10 @@ final class ObjectSink: ValueSink {
         self.opened = Array(repeating: false, count: nodes.count)
         self.slotPaths = Self.slotPaths(nodes: nodes, slotCount: slotSource.count)
         self.order = Array(repeating: [], count: nodes.count)
+        var keyStyle: KeyStyle? = nil
         switch mapping.unmapped {
         case .drop:
             keepUnmapped = false
-            keyStyle = nil
             passThroughSink = nil
         case .keep(let style, let values):
             keepUnmapped = true
