@@ -206,6 +206,18 @@ func mapWhole<E: RecordEngine>(_ engine: inout E, _ records: [[UInt8]], _ writer
     return mapped
 }
 
+/// A benchmark that maps every record of `input` whole with an engine from `makeEngine` per iteration (after one
+/// warm-up record, not measured): MB/s of input and mallocs per record.
+func wholeRecordsBenchmark<E: RecordEngine>(_ name: String, _ input: (records: [[UInt8]], bytes: Int), _ makeEngine: @escaping () -> E) {
+    Benchmark(name) { benchmark in
+        var engine = makeEngine()
+        var writer = JSONWriter(reservingCapacity: 1 << 16)
+        var n = mapWhole(&engine, [input.records[0]], &writer)
+        timed(benchmark, bytes: input.bytes) { n = mapWhole(&engine, input.records, &writer) }
+        blackHole(n)
+    }
+}
+
 /// Maps each record fed in pieces of `chunk` bytes through beginRecord / continueRecord / endRecord.
 func mapPieces<E: RecordEngine>(_ engine: inout E, _ records: [[UInt8]], chunk: Int, _ writer: inout JSONWriter) -> Int {
     var mapped = 0
@@ -276,43 +288,13 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The realistic 12-field tweet mapping (specs/tweets.spec.json), the same one compare.sh runs.
-    Benchmark("Map tweets.spec tree engine, tweets x1000") { benchmark in
-        var engine = TreeEngine(mapper: Inputs.tweetMapper)
-        var writer = JSONWriter(reservingCapacity: 1 << 16)
-        var n = mapWhole(&engine, [tweets.records[0]], &writer)  // warm-up, not measured
-        timed(benchmark, bytes: tweets.bytes) { n = mapWhole(&engine, tweets.records, &writer) }
-        blackHole(n)
-    }
-    Benchmark("Map tweets.spec stream engine, tweets x1000") { benchmark in
-        var engine = StreamEngine(mapper: Inputs.tweetMapper)
-        var writer = JSONWriter(reservingCapacity: 1 << 16)
-        var n = mapWhole(&engine, [tweets.records[0]], &writer)  // warm-up, not measured
-        timed(benchmark, bytes: tweets.bytes) { n = mapWhole(&engine, tweets.records, &writer) }
-        blackHole(n)
-    }
+    wholeRecordsBenchmark("Map tweets.spec tree engine, tweets x1000", tweets) { TreeEngine(mapper: Inputs.tweetMapper) }
+    wholeRecordsBenchmark("Map tweets.spec stream engine, tweets x1000", tweets) { StreamEngine(mapper: Inputs.tweetMapper) }
 
     // Identity: every value re-emitted through the shared writer.
-    Benchmark("Map identity stream engine, tweets+events x1000") { benchmark in
-        var engine = StreamEngine(mapper: Inputs.identityMapper)
-        var writer = JSONWriter(reservingCapacity: 1 << 16)
-        var n = mapWhole(&engine, [mixed.records[0]], &writer)  // warm-up, not measured
-        timed(benchmark, bytes: mixed.bytes) { n = mapWhole(&engine, mixed.records, &writer) }
-        blackHole(n)
-    }
-    Benchmark("Map keep-unmapped stream engine, tweets+events x1000") { benchmark in
-        var engine = StreamEngine(mapper: Inputs.keepMapper)
-        var writer = JSONWriter(reservingCapacity: 1 << 16)
-        var n = mapWhole(&engine, [mixed.records[0]], &writer)  // warm-up, not measured
-        timed(benchmark, bytes: mixed.bytes) { n = mapWhole(&engine, mixed.records, &writer) }
-        blackHole(n)
-    }
-    Benchmark("Map identity tree engine, tweets+events x1000") { benchmark in
-        var engine = TreeEngine(mapper: Inputs.identityMapper)
-        var writer = JSONWriter(reservingCapacity: 1 << 16)
-        var n = mapWhole(&engine, [mixed.records[0]], &writer)  // warm-up, not measured
-        timed(benchmark, bytes: mixed.bytes) { n = mapWhole(&engine, mixed.records, &writer) }
-        blackHole(n)
-    }
+    wholeRecordsBenchmark("Map identity stream engine, tweets+events x1000", mixed) { StreamEngine(mapper: Inputs.identityMapper) }
+    wholeRecordsBenchmark("Map keep-unmapped stream engine, tweets+events x1000", mixed) { StreamEngine(mapper: Inputs.keepMapper) }
+    wholeRecordsBenchmark("Map identity tree engine, tweets+events x1000", mixed) { TreeEngine(mapper: Inputs.identityMapper) }
 
     // Chunk-size sweep: records arriving in pieces (begin / continue / end), stream engine.
     for (label, chunk) in [("64 B", 64), ("4 KiB", 4096), ("64 KiB", 65_536)] {
@@ -326,20 +308,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // ~50% rejected records (mapping errors and syntax errors): the failure path.
-    Benchmark("Map tweets.spec stream engine, 50% rejects x1000") { benchmark in
-        var engine = StreamEngine(mapper: Inputs.tweetMapper)
-        var writer = JSONWriter(reservingCapacity: 1 << 16)
-        var n = mapWhole(&engine, [rejects.records[0]], &writer)  // warm-up, not measured
-        timed(benchmark, bytes: rejects.bytes) { n = mapWhole(&engine, rejects.records, &writer) }
-        blackHole(n)
-    }
-    Benchmark("Map tweets.spec tree engine, 50% rejects x1000") { benchmark in
-        var engine = TreeEngine(mapper: Inputs.tweetMapper)
-        var writer = JSONWriter(reservingCapacity: 1 << 16)
-        var n = mapWhole(&engine, [rejects.records[0]], &writer)  // warm-up, not measured
-        timed(benchmark, bytes: rejects.bytes) { n = mapWhole(&engine, rejects.records, &writer) }
-        blackHole(n)
-    }
+    wholeRecordsBenchmark("Map tweets.spec stream engine, 50% rejects x1000", rejects) { StreamEngine(mapper: Inputs.tweetMapper) }
+    wholeRecordsBenchmark("Map tweets.spec tree engine, 50% rejects x1000", rejects) { TreeEngine(mapper: Inputs.tweetMapper) }
 
     // Allocations per record must not grow with the events per record: the same tweet with 10 and with 1 000
     // extra (unmapped, skipped) objects in it, ~9 events each. One record per iteration, mapped by an engine that
