@@ -32,7 +32,7 @@ struct PassThroughMembers {
         var sameName: Int32
     }
 
-    struct Member {
+    private struct Member {
         var key: Int32
         /// The value's text in `values`.
         var value: Range<Int>
@@ -61,7 +61,7 @@ struct PassThroughMembers {
     private var memberOfKey: [(stamp: UInt32, index: Int32)] = []
     /// By output name (its first key): its place in `passed`, valid when the stamp is the object's.
     private var passedOfName: [(stamp: UInt32, index: Int32)] = []
-    private(set) var members: [Member] = []
+    private var members: [Member] = []
     private var values = ByteBuffer(capacity: 4096)
     /// What `collect` keeps, in order: a key and a value text.
     private var passed: [(key: Int32, value: Range<Int>)] = []
