@@ -208,3 +208,50 @@ func expectSameMapping(_ stream: inout StreamEngine, _ tree: TreeEngine, _ recor
             """)
     }
 }
+
+@Suite("Stream engine: members skipped by the parser")
+struct KeyFilterTests {
+    /// An object whose consumer drops unmapped members hands its keys to the parser, which skips the other members
+    /// before any consumer sees them. Filters nest with objects (the root, route nodes, objects in arrays) and must
+    /// apply at their own depth only: a mapped name deeper inside a skipped or a mapped value is not a member of
+    /// the filtered object.
+    @Test func skippedMembersMatchTheTree() throws {
+        let specs = [
+            #"{"fields":{"id":"id","user.id":"uid","user.name":"name","a.0.b":"ab"}}"#,
+            #"{"fields":{"id":{"to":"id","missing":"omit"},"items":{"to":"items","via":{"arrayOf":{"object":{"fields":{"id":"id","v":{"to":"v","missing":"omit"}}}}}}}}"#,
+            #"{"fields":{"u":{"to":"u","via":{"object":{"fields":{"id":"id","deep.x":"x"}}}},"id":"id"}}"#,
+            // Two fields read `user` (a fan-out): no filter inside it, one at the root.
+            #"{"fields":{"user":"whole","user.id":"uid","id":"id"}}"#,
+            #"{"fields":{"id":"id"},"unmapped":"keep"}"#,
+        ]
+        let records = [
+            #"{"x":{"id":5,"user":{"id":6}},"id":1,"user":{"name":"n","id":2,"x":{"id":3}},"a":{"0":{"b":7}}}"#,
+            #"{"id":1,"id":2,"user":{"id":1},"user":{"id":9,"name":"m"},"a":[{"b":1,"c":2}],"zz":[{"id":0}]}"#,
+            #"{"items":[{"id":1,"w":{"id":2}},{"v":3,"id":4,"q":[1,{"id":5}]}],"id":0,"more":{"items":[]}}"#,
+            #"{"u":{"deep":{"x":1,"y":{"x":2}},"id":3,"other":{"deep":{"x":4}}},"id":1,"deep":{"x":5}}"#,
+            #"{"user":{"id":1,"name":"a","skip":{"name":"b"}},"id":7,"name":"top"}"#,
+            #"{"n":null,"b":true,"s":"s","f":1.5,"o":{},"l":[],"id":1,"user":{"name":"x","id":1}}"#,
+            #"{"id":1,"user":{"id":1,"name":"x"},"a":{"0":{"b":1}},"items":[],"u":{"id":1,"deep":{"x":1}},"user":[]}"#,
+        ]
+        for spec in specs {
+            let mapper = try Spec(json: spec).mapper
+            var stream = StreamEngine(mapper: mapper)
+            let tree = TreeEngine(mapper: mapper)
+            for record in records + records.reversed() { expectSameMapping(&stream, tree, Array(record.utf8)) }
+        }
+    }
+
+    /// The first 8 bytes of a key as one word, read with overlapping loads for short keys: the same word as byte
+    /// by byte, for every length.
+    @Test func keyPrefixesAreTheBytesZeroPadded() {
+        var rng = SystemRandomNumberGenerator()
+        for n in 0...12 {
+            for _ in 0..<50 {
+                let key = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                var expected: UInt64 = 0
+                for (i, b) in key.prefix(8).enumerated() { expected |= UInt64(b) << (8 * UInt64(i)) }
+                key.withUnsafeBytes { #expect(KeyTable.prefix($0) == expected) }
+            }
+        }
+    }
+}

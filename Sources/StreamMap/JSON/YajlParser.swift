@@ -58,10 +58,20 @@ struct ParseSkip {
         /// The value of the object member whose key was just received is skipped: a scalar passes unseen, a
         /// container is skipped whole.
         var pending = false
+        /// The innermost open object whose consumer skips every member not in a key set, and its depth (0: none):
+        /// its other keys are matched and skipped here, before any consumer sees them.
+        var filter: Unmanaged<KeyFilter>?
+        var filterDepth = 0
+        /// The filters of the objects around it, outermost first.
+        var outerFilters: [(depth: Int, keys: Unmanaged<KeyFilter>)] = []
+        /// A filter asked for by the consumer of the object that is starting (installed once its depth is known).
+        var requested: Unmanaged<KeyFilter>?
     }
 
     /// The callback table of the handle that parses the current record.
     let table: UnsafeMutablePointer<yajl_callbacks>
+    /// The full table, restored when a skip ends.
+    private let defaults: UnsafePointer<yajl_callbacks>
     private let state: UnsafeMutablePointer<State>
 
     /// A handle to new skipping state (one per compiled plan, so one per thread); copies share it. The owner
@@ -69,8 +79,9 @@ struct ParseSkip {
     static func allocate() -> ParseSkip { ParseSkip() }
 
     private init() {
+        defaults = UnsafePointer(yajlCallbackTable)
         table = .allocate(capacity: 1)
-        table.initialize(to: yajlCallbackTable.pointee)
+        table.initialize(to: defaults.pointee)
         state = .allocate(capacity: 1)
         state.initialize(to: State())
     }
@@ -82,8 +93,51 @@ struct ParseSkip {
 
     /// Before a record: nothing is skipped.
     func reset() {
-        state.pointee = State()
+        state.pointee.depth = 0
+        state.pointee.pending = false
+        state.pointee.filter = nil
+        state.pointee.filterDepth = 0
+        state.pointee.outerFilters.removeAll(keepingCapacity: true)
+        state.pointee.requested = nil
         restore()
+    }
+
+    /// Called by the consumer of an object as the object starts: the object's members whose key is not in `keys`
+    /// are skipped inside yajl, without reaching any consumer. Only for a consumer that would skip exactly those
+    /// members itself, and change no state on their keys. `keys` is kept alive by its consumer.
+    func filterKeys(_ keys: KeyFilter) { state.pointee.requested = .passUnretained(keys) }
+
+    /// After an object's start event was delivered at `depth`: installs the filter its consumer asked for.
+    @inline(__always)
+    func objectStarted(depth: Int) {
+        guard let keys = state.pointee.requested else { return }
+        state.pointee.requested = nil
+        if let outer = state.pointee.filter { state.pointee.outerFilters.append((state.pointee.filterDepth, outer)) }
+        state.pointee.filter = keys
+        state.pointee.filterDepth = depth
+    }
+
+    /// An object at `depth` ends: its filter goes.
+    @inline(__always)
+    func objectEnded(depth: Int) {
+        guard state.pointee.filterDepth == depth else { return }
+        if let outer = state.pointee.outerFilters.popLast() {
+            state.pointee.filter = outer.keys
+            state.pointee.filterDepth = outer.depth
+        } else {
+            state.pointee.filter = nil
+            state.pointee.filterDepth = 0
+        }
+    }
+
+    /// A key of the object at `depth`: true when the object's filter skips its member (then the value is being
+    /// skipped).
+    @inline(__always)
+    func skipsMember(_ key: UnsafeRawBufferPointer, depth: Int) -> Bool {
+        guard state.pointee.filterDepth == depth, let filter = state.pointee.filter,
+              filter._withUnsafeGuaranteedRef({ $0.table.index(of: key) }) == nil else { return false }
+        skipNextValue()
+        return true
     }
 
     /// Skips the value that follows the key just received.
@@ -110,7 +164,7 @@ struct ParseSkip {
     }
 
     @inline(__always)
-    private func restore() { table.pointee = yajlCallbackTable.pointee }
+    private func restore() { table.pointee = defaults.pointee }
 
     /// A container starts: true when it is (part of) a skipped value.
     @inline(__always)
@@ -271,17 +325,25 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
     }
     override func onStartMap() -> Bool {
         guard enter() else { return false }
-        if let skip, skip.swallowsStart() { return true }
-        return call { try $0.startObject() }
+        guard let skip else { return call { try $0.startObject() } }
+        if skip.swallowsStart() { return true }
+        let delivered = call { try $0.startObject() }
+        skip.objectStarted(depth: depth)
+        return delivered
     }
     override func onKey(_ b: UnsafeRawBufferPointer) -> Bool {
-        skip?.endPending()
+        if let skip {
+            skip.endPending()
+            if skip.skipsMember(b, depth: depth) { return true }
+        }
         let verbatim = isVerbatim(b)
         return call { try $0.key(b, verbatim: verbatim) }
     }
     override func onEndMap() -> Bool {
         depth -= 1
-        if let skip, skip.swallowsEnd() { return true }
+        guard let skip else { return call { try $0.endObject() } }
+        if skip.swallowsEnd() { return true }
+        skip.objectEnded(depth: depth + 1)
         return call { try $0.endObject() }
     }
     override func onStartArray() -> Bool {

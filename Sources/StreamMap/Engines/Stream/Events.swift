@@ -162,10 +162,18 @@ struct KeyTable {
     /// The first 8 bytes of a key as a word (zero-padded).
     @inline(__always)
     static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        if key.count >= 8 { return key.loadUnaligned(as: UInt64.self) }
-        var w: UInt64 = 0
-        for (i, b) in key.enumerated() { w |= UInt64(b) << (8 * UInt64(i)) }
-        return w
+        let n = key.count
+        if n >= 8 { return key.loadUnaligned(as: UInt64.self) }
+        if n >= 4 {
+            // Two overlapping 4-byte loads: bytes 0–3 and n-4 … n-1.
+            let low = UInt64(key.loadUnaligned(as: UInt32.self))
+            let high = UInt64(key.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            return low | high << UInt64(8 * (n - 4))
+        }
+        guard n > 0 else { return 0 }
+        // Bytes 0, n/2 and n-1 cover every byte of a 1–3-byte key.
+        let mid = n >> 1
+        return UInt64(key[0]) | UInt64(key[mid]) << UInt64(8 * mid) | UInt64(key[n - 1]) << UInt64(8 * (n - 1))
     }
 
     @inline(__always)
@@ -198,6 +206,12 @@ struct KeyTable {
     }
 }
 
+/// A key set that a consumer hands to `ParseSkip.filterKeys`: a class, so that the parser can hold it unretained.
+final class KeyFilter {
+    let table: KeyTable
+    init(_ table: KeyTable) { self.table = table }
+}
+
 /// The value at a prefix of source paths that continue below it (`user` for `user.id` and `user.screen_name`):
 /// in an object, the value of each key read below goes to that key's consumer (last duplicate wins); in an array,
 /// the element at each index read below. Everything else is skipped. Paths with a common prefix share its nodes,
@@ -205,6 +219,8 @@ struct KeyTable {
 final class RouteNode: EventConsumer {
     let children: [EventConsumer]
     let keys: KeyTable
+    /// `keys`, for skipping the other members of an object inside yajl.
+    private let filter: KeyFilter
     /// The children whose key is an array index, with that index.
     private let indexed: [(index: Int, child: Int)]
     /// Per child: whether the walk last reached it through an array (the error path then says `/3`, not `/"3"`).
@@ -220,6 +236,7 @@ final class RouteNode: EventConsumer {
 
     init(keys: [[UInt8]], children: [EventConsumer]) {
         self.keys = KeyTable(keys)
+        self.filter = KeyFilter(self.keys)
         self.children = children
         self.childRefs = children.map(ConsumerRef.init)
         self.skipperRef = ConsumerRef(skipper)
@@ -240,6 +257,7 @@ final class RouteNode: EventConsumer {
         switch e {
         case .startObject:
             inObject = true
+            parseSkip?.filterKeys(filter)
             return false
         case .startArray:
             inObject = false

@@ -73,6 +73,8 @@ final class ObjectSink: ValueSink {
     private let fieldSlots: [Int]
     /// The consumers of the first keys of the source paths.
     private let routeKeys: KeyTable
+    /// `routeKeys`, for skipping unmapped members inside yajl (when they are dropped).
+    private let routeFilter: KeyFilter
     private let routes: [EventConsumer]
     private let routeRefs: [ConsumerRef]
     private let skipperRef: ConsumerRef
@@ -180,6 +182,7 @@ final class ObjectSink: ValueSink {
         routes = trie.children.map { $0.consumer(inputs: inputs, skip: compiler.skip) }
         routeRefs = routes.map(ConsumerRef.init)
         routeKeys = KeyTable(trie.keys)
+        routeFilter = KeyFilter(routeKeys)
         for (t, terminal) in terminals.enumerated() {
             let path = mapping.fields[terminal.field].sources[terminal.source]
             var hops: [(node: RouteNode, child: Int)] = []
@@ -218,7 +221,14 @@ final class ObjectSink: ValueSink {
         super.init(mapper)
     }
 
-    deinit { passThrough.deallocate() }
+    /// The object's text as `writeLayout` assembles it (appending to a plain byte buffer is much cheaper than to
+    /// `output`'s array, which checks for sharing on every append), moved to `output` in one piece.
+    @exclusivity(unchecked) private var assembly = ByteBuffer(capacity: 1024)
+
+    deinit {
+        passThrough.deallocate()
+        assembly.deallocate()
+    }
 
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startArray = e {
@@ -229,7 +239,11 @@ final class ObjectSink: ValueSink {
         currentPassThroughKey = nil
         current = nil
         for r in routeRefs { r.resetFound() }
-        if keepUnmapped { passThrough.beginObject() }
+        if keepUnmapped {
+            passThrough.beginObject()
+        } else {
+            parseSkip?.filterKeys(routeFilter)
+        }
         return false
     }
 
@@ -378,22 +392,24 @@ final class ObjectSink: ValueSink {
     }
 
     private func writeLayout(_ layout: Layout) {
+        assembly.reset(keeping: 1 << 16)
         layout.text.withUnsafeBytes { text in
             var start = 0
             for piece in layout.pieces {
-                output.writeRaw(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
+                assembly.append(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
                 start = piece.end
                 if piece.slot >= 0 { writeSlot(piece.slot) }
             }
         }
+        output.writeRaw(assembly.bytes)
     }
 
     private func writeSlot(_ slot: Int) {
         let source = slotSource[slot]
         if let part = source.part {
-            output.writeRaw(fields[source.field].parts[part].bytes)
+            fields[source.field].parts[part].bytes.withUnsafeBytes { assembly.append($0) }
         } else {
-            fieldResults[source.field]._withUnsafeGuaranteedRef { r in r.output.bytes.withUnsafeBytes { output.writeRaw($0) } }
+            fieldResults[source.field]._withUnsafeGuaranteedRef { r in r.output.bytes.withUnsafeBytes { assembly.append($0) } }
         }
     }
 
