@@ -31,7 +31,8 @@ class ValueSink: EventConsumer {
     var isFatal: Bool { errors.contains { $0.isFatal } }
 
     func clear() {
-        output.removeAll()
+        // A wrapper takes its inner sink's bytes by swapping buffers (`adopt`), so the inner one is often empty.
+        if !output.bytes.isEmpty { output.removeAll() }
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
         kind = .absent
         if value != nil { value = nil }
