@@ -253,10 +253,11 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
             if output.writer.bytes.count > mark { output.writer.bytes.removeSubrange(mark...) }
             stats.recordsRejected += 1
             stats.noteRejection(failure)
-            if var r = rejects {
-                let result = r.add(input: inputName, location: location, record: record, totalBytes: recordLength, errors: failure.errors)
-                rejects = r
-                if case .failed(let code) = result { rejectsWriteFailed(r.file.name, code) }
+            if rejects != nil {
+                // In place: a copy of `rejects` would share, and so copy at the first write, its whole buffer.
+                let result = rejects!.add(input: inputName, location: location, record: record, totalBytes: recordLength,
+                                          errors: failure.errors)
+                if case .failed(let code) = result { rejectsWriteFailed(rejects!.file.name, code) }
             } else if !settings.quiet {
                 // Written by the console piece by piece: no report, no pointer string, no message string per line.
                 let console = console, line = location.line
