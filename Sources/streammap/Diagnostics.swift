@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import StreamMap
 
 /// Standard error: one line per message, `streammap: ` first, control characters escaped so that a message never
 /// drives the terminal (grep-friendly: `streammap: events.ndjson:42: /user/age: expected integer, found string "x"`).
@@ -42,6 +43,141 @@ final class Console {
     }
 
     private static let prefix = Array("streammap: ".utf8)
+
+    /// The last input named in a record message, escaped (a run names the same input for thousands of messages).
+    private var nameCache: (name: String, escaped: [UInt8]) = ("", [])
+
+    /// A message about a record: `streammap: NAME:LINE: /pointer: LABELmessage`, without `/pointer: ` at the root.
+    /// The same bytes as `error("\(name):\(line): \(source.pointer): \(label)\(message)")`, written straight into
+    /// the buffer — the pointer, the line's digits and the escaping done on bytes, no string built — because a run
+    /// can report millions of them.
+    func recordMessage(input name: String, line: Int, source: JSONPath, label: StaticString, message: String) {
+        clearProgress()
+        if name != nameCache.name {
+            var escaped: [UInt8] = []
+            var n = name
+            n.withUTF8 { Self.appendEscaped($0, to: &escaped) }
+            nameCache = (name, escaped)
+        }
+        Self.appendRecordMessage(to: &pending, name: nameCache.escaped, line: line, source: source, label: label, message: message)
+        if immediate || pending.count >= Self.blockSize { flush() }
+    }
+
+    /// The line of `recordMessage`, `name` already escaped (one access to the buffer for the whole line).
+    private static func appendRecordMessage(to out: inout [UInt8], name: [UInt8], line: Int, source: JSONPath,
+                                            label: StaticString, message: String) {
+        out.append(contentsOf: prefix)
+        out.append(contentsOf: name)
+        out.append(UInt8(ascii: ":"))
+        appendDecimal(line, to: &out)
+        out.append(UInt8(ascii: ":"))
+        out.append(UInt8(ascii: " "))
+        if !source.isRoot {
+            for step in source.components {
+                out.append(UInt8(ascii: "/"))
+                switch step {
+                case .index(let i): appendDecimal(i, to: &out)
+                case .key(let k):
+                    var k = k
+                    k.withUTF8 { appendEscaped($0, to: &out, pointerStep: true) }
+                }
+            }
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
+        }
+        label.withUTF8Buffer { out.append(contentsOf: $0) }
+        var m = message
+        m.withUTF8 { appendEscaped($0, to: &out) }
+        out.append(0x0A)
+    }
+
+    /// `bytes` (valid UTF-8) escaped as `escape(_:)` escapes text: U+0000–U+001F and U+007F–U+009F as `\u00XX`.
+    /// As a JSON Pointer step (`pointerStep`), also `~` → `~0` and `/` → `~1` (RFC 6901).
+    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], pointerStep: Bool = false) {
+        var runStart = 0
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            i = firstToEscape(bytes, from: i, pointerStep: pointerStep)
+            guard i < n else { break }
+            let b = bytes[i]
+            let width: Int
+            if b < 0x20 || b == 0x7F {
+                width = 1
+            } else if b == 0xC2 && i + 1 < n && bytes[i + 1] < 0xA0 {  // U+0080–U+009F
+                width = 2
+            } else if pointerStep && (b == UInt8(ascii: "~") || b == UInt8(ascii: "/")) {
+                width = 0
+            } else {
+                i += 1
+                continue
+            }
+            if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+            if width == 0 {
+                out.append(UInt8(ascii: "~"))
+                out.append(b == UInt8(ascii: "~") ? UInt8(ascii: "0") : UInt8(ascii: "1"))
+                i += 1
+            } else {
+                let value = width == 1 ? b : bytes[i + 1]
+                let hex: StaticString = "0123456789abcdef"
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "u"))
+                out.append(UInt8(ascii: "0"))
+                out.append(UInt8(ascii: "0"))
+                out.append(hex.utf8Start[Int(value >> 4)])
+                out.append(hex.utf8Start[Int(value & 0xF)])
+                i += width
+            }
+            runStart = i
+        }
+        if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+    }
+
+    /// The index of the first byte at or after `start` that `appendEscaped` may have to rewrite (a control
+    /// character, DEL, 0xC2 — the lead byte of U+0080–U+00BF —, and `~` `/` for a pointer step), or `bytes.count`:
+    /// 8 bytes at a time, then byte by byte. Most text has none.
+    private static func firstToEscape(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, pointerStep: Bool) -> Int {
+        let n = bytes.count
+        var i = start
+        if let base = bytes.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            // The high bit of each byte equal to `c` (exact for the lowest marked byte: borrows only go upwards).
+            @inline(__always) func equal(_ w: UInt64, _ c: UInt8) -> UInt64 {
+                let x = w ^ (ones &* UInt64(c))
+                return (x &- ones) & ~x
+            }
+            while i + 8 <= n {
+                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                var mask = ((w &- ones &* 0x20) & ~w) | equal(w, 0x7F) | equal(w, 0xC2)
+                if pointerStep { mask |= equal(w, UInt8(ascii: "~")) | equal(w, UInt8(ascii: "/")) }
+                mask &= highs
+                if mask != 0 { return i + mask.trailingZeroBitCount >> 3 }
+                i += 8
+            }
+        }
+        while i < n {
+            let b = bytes[i]
+            if b < 0x20 || b == 0x7F || b == 0xC2 || pointerStep && (b == UInt8(ascii: "~") || b == UInt8(ascii: "/")) { return i }
+            i += 1
+        }
+        return n
+    }
+
+    /// `n` in decimal, as `String(n)` writes it.
+    static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var v = n.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of UInt64.max
+        withUnsafeMutableBytes(of: &digits) { d in
+            var i = d.count
+            repeat {
+                i -= 1
+                d[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+            } while v > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[i...]))
+        }
+    }
 
     /// A line written as is (the JSON of `--stats`).
     func line(_ text: String) {

@@ -81,6 +81,8 @@ struct SpecOptions: ParsableArguments {
 /// The record engine (`--engine`).
 enum EngineChoice: String, ExpressibleByArgument, CaseIterable {
     case stream, tree
+
+    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }
 
 /// What a rejected record does to the run (`--on-error`).
@@ -89,6 +91,13 @@ enum OnError: String, ExpressibleByArgument, CaseIterable {
     case reject
     /// Stop at it, exit 4.
     case fail
+
+    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }
 
-extension Framing: ExpressibleByArgument {}
+// `allValueStrings` spelled out (here and in EngineChoice, OnError): ArgumentParser's default for a String enum,
+// `allCases.map(\.rawValue.defaultValueDescription)`, gives the same strings but builds a key path at run time, and
+// it is asked for each time the options' definitions are built — six times per run.
+extension Framing: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+}

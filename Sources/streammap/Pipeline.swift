@@ -244,25 +244,27 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
                 stats.noteWarnings(warnings)
                 if settings.showWarnings {
                     for w in warnings {
-                        let path = w.sourcePath.isRoot ? "" : "\(w.sourcePath.pointer): "
-                        console.error("\(inputName):\(location.line): \(path)warning: \(w.message)")
+                        console.recordMessage(input: inputName, line: location.line, source: w.sourcePath, label: "warning: ",
+                                              message: w.message)
                     }
                 }
             }
         case .rejected(let failure):
             if output.writer.bytes.count > mark { output.writer.bytes.removeSubrange(mark...) }
             stats.recordsRejected += 1
-            let errors = failure.errors
-            stats.noteRejection(errors)
-            if var r = rejects {
-                let result = r.add(input: inputName, location: location, record: record, totalBytes: recordLength, errors: errors)
-                rejects = r
-                if case .failed(let code) = result { rejectsWriteFailed(r.file.name, code) }
+            stats.noteRejection(failure)
+            if rejects != nil {
+                // In place: a copy of `rejects` would share, and so copy at the first write, its whole buffer.
+                let result = rejects!.add(input: inputName, location: location, record: record, totalBytes: recordLength,
+                                          errors: failure.errors)
+                if case .failed(let code) = result { rejectsWriteFailed(rejects!.file.name, code) }
             } else if !settings.quiet {
-                for e in errors where e.isFatal {
-                    let path = e.source.isEmpty ? "" : "\(e.source): "
-                    let what = e.code == "syntax" ? "invalid JSON: " : ""
-                    console.error("\(inputName):\(location.line): \(path)\(what)\(e.message)")
+                // Written by the console piece by piece: no report, no pointer string, no message string per line.
+                let console = console, line = location.line
+                failure.forEachError { e in
+                    guard e.isFatal else { return }
+                    console.recordMessage(input: inputName, line: line, source: e.source,
+                                          label: e.code == "syntax" ? "invalid JSON: " : "", message: e.message)
                 }
             }
             if stop == nil {

@@ -25,12 +25,7 @@ struct RejectsFile {
     mutating func add(input: String, location: RecordLocation, record: UnsafeRawBufferPointer, totalBytes: Int,
                       errors: [RecordErrorReport]) -> WriteResult {
         line.removeAll()
-        format.write(record: record, at: location, errors: errors, into: &line)
-        if format.redactRecord && totalBytes != record.count, var o = (try? JSONParser.parse(line.bytes))?.objectValue {
-            o["recordBytes"] = .number(JSONNumber(totalBytes))
-            line.removeAll()
-            line.write(.object(o))
-        }
+        format.write(record: record, totalBytes: totalBytes, at: location, errors: errors, into: &line)
         // `{"line":…` → `{"input":"NAME","line":…`: the writer's object always has members.
         buffer.writeRaw(UInt8(ascii: "{"))
         buffer.writeString("input")

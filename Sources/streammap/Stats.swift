@@ -47,9 +47,11 @@ struct RunStats {
         for w in warnings { Self.count(Self.generalized(w.sourcePath), w.code.rawValue, in: &warningsByPath) }
     }
 
-    mutating func noteRejection(_ errors: [RecordErrorReport]) {
+    mutating func noteRejection(_ failure: RecordFailure) {
         guard collectsPaths else { return }
-        for e in errors where e.isFatal { Self.count(Self.generalized(e.source), e.code, in: &errorsByPath) }
+        failure.forEachError { e in
+            if e.isFatal { Self.count(Self.generalized(e.source.pointer), e.code, in: &errorsByPath) }
+        }
     }
 
     private static func count(_ path: String, _ code: String, in table: inout [String: [String: Int]]) {

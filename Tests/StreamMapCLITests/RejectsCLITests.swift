@@ -155,6 +155,29 @@ struct RejectsCLITests {
         #expect(r.status == 1)
     }
 
+    /// Every escaping path of a record message, in the input's name, the pointer and the message: C0 controls,
+    /// DEL, U+0080–U+009F (C2 80–9F in UTF-8) escaped; `~` and `/` of a key as `~0`, `~1`; U+00A0 (C2 A0) and other
+    /// non-ASCII text as it is; in an error line and in a warning line.
+    @Test func messagesEscapeC0DelAndC1ButNotOtherNonASCII() throws {
+        let dir = try CLI.temporaryDirectory()
+        let spec = try CLI.temporaryFile(#"{"fields":{"k~/\u007f\u0085é\u00a0":{"to":"k","type":"integer"},"u":{"to":"u","via":"url","optional":true}}}"#)
+        let input = dir.appendingPathComponent("in\u{1}\u{85}é.ndjson").path
+        try Data(#"""
+            {"k~/\u007f\u0085é\u00a0":"\u0085\u009f\u00a0é\u007f","u":"x"}
+            {"k~/\u007f\u0085é\u00a0":1,"u":"\u0085"}
+
+            """#.utf8).write(to: URL(fileURLWithPath: input))
+        let r = try CLI.run(["--spec", spec, "--warnings", input])
+        let name = dir.appendingPathComponent(#"in\u0001\u0085é.ndjson"#).path
+        #expect(r.stdout == "{\"k\":1}\n")
+        #expect(r.stderr == """
+            streammap: \(name):1: /k~0~1\\u007f\\u0085é\u{A0}: expected integer, found string "\\u0085\\u009f\u{A0}é\\u007f"
+            streammap: \(name):2: /u: warning: string "\\u0085" is not an absolute URL
+
+            """)
+        #expect(r.status == 1)
+    }
+
     @Test func redactNeedsRejects() throws {
         let r = try CLI.run(["--redact"])
         #expect(r.status == 64)

@@ -15,13 +15,48 @@ public enum RecordFailure: Sendable, Equatable {
 
     /// Every error, for reports (a syntax error is reported as a `syntax` code at the record's root).
     public var errors: [RecordErrorReport] {
+        var reports: [RecordErrorReport] = []
+        forEachError { reports.append(RecordErrorReport($0)) }
+        return reports
+    }
+
+    /// Calls `body` with every error of `errors`, in the same order, before its paths are rendered as JSON
+    /// Pointers: for a reporter that writes them itself and would only throw the reports away.
+    public func forEachError(_ body: (RecordError) throws -> Void) rethrows {
         switch self {
-        case .syntax(let e): return [RecordErrorReport(code: "syntax", isFatal: true, source: "", destination: "", message: e.message)]
-        case .mapping(let errors): return errors.map(RecordErrorReport.init)
+        case .syntax(let e):
+            try body(RecordError(code: "syntax", isFatal: true, source: .root, destination: .root, message: e.message))
+        case .mapping(let errors):
+            for e in errors { try body(RecordError(e)) }
         case .noOutput(let warnings):
-            return [RecordErrorReport(code: "required", isFatal: true, source: "", destination: "", message: "the mapper produced no output for this record")]
-                + warnings.map(RecordErrorReport.init)
+            try body(RecordError(code: "required", isFatal: true, source: .root, destination: .root,
+                                 message: "the mapper produced no output for this record"))
+            for w in warnings { try body(RecordError(w)) }
         }
+    }
+}
+
+/// One error of a rejected record as `RecordFailure.forEachError` hands it on: a `RecordErrorReport` whose paths
+/// are still paths.
+public struct RecordError: Sendable {
+    /// A `MapError.Code`'s name, or `syntax` for a record that is not valid JSON.
+    public var code: String
+    public var isFatal: Bool
+    public var source: JSONPath
+    public var destination: JSONPath
+    public var message: String
+
+    public init(code: String, isFatal: Bool, source: JSONPath, destination: JSONPath, message: String) {
+        self.code = code
+        self.isFatal = isFatal
+        self.source = source
+        self.destination = destination
+        self.message = message
+    }
+
+    public init(_ e: MapError) {
+        self.init(code: e.code.rawValue, isFatal: e.isFatal, source: e.sourcePath, destination: e.destinationPath,
+                  message: e.message)
     }
 }
 
@@ -46,9 +81,12 @@ public struct RecordErrorReport: Sendable, Equatable {
             && bytesEqual(a.destination, b.destination) && bytesEqual(a.message, b.message)
     }
 
-    public init(_ e: MapError) {
-        self.init(code: e.code.rawValue, isFatal: e.isFatal, source: e.sourcePath.pointer,
-                  destination: e.destinationPath.pointer, message: e.message)
+    public init(_ e: MapError) { self.init(RecordError(e)) }
+
+    /// The error with its paths rendered as JSON Pointers.
+    public init(_ e: RecordError) {
+        self.init(code: e.code, isFatal: e.isFatal, source: e.source.pointer, destination: e.destination.pointer,
+                  message: e.message)
     }
 }
 

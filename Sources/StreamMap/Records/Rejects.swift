@@ -15,22 +15,45 @@ public struct RejectWriter: Sendable {
     public func write(
         record: UnsafeRawBufferPointer, at location: RecordLocation, errors: [RecordErrorReport], into w: inout JSONWriter
     ) {
-        var o = JSONObject()
-        o["line"] = .number(JSONNumber(location.line))
-        o["offset"] = .number(JSONNumber(location.byteOffset))
-        o["errors"] = .array(errors.map { e in
-            .object(JSONObject([
-                ("code", .string(e.code)), ("fatal", .bool(e.isFatal)), ("source", .string(e.source)),
-                ("destination", .string(e.destination)), ("message", .string(e.message)),
-            ]))
-        })
-        if redactRecord {
-            o["recordBytes"] = .number(JSONNumber(record.count))
-        } else {
-            let cut = min(record.count, maximumRecordBytes)
-            o["record"] = .string(String(decoding: UnsafeRawBufferPointer(rebasing: record[..<cut]), as: UTF8.self))
-            if cut < record.count { o["truncated"] = .bool(true) }
+        write(record: record, totalBytes: record.count, at: location, errors: errors, into: &w)
+    }
+
+    /// The line of a record of which only the start is at hand: `record` holds its first bytes (at least
+    /// `maximumRecordBytes + 1` of them when it is that long; none are needed when redacted), `totalBytes` is its
+    /// length — for `recordBytes` and `truncated`. Written member by member, in the order above.
+    public func write(
+        record: UnsafeRawBufferPointer, totalBytes: Int, at location: RecordLocation, errors: [RecordErrorReport],
+        into w: inout JSONWriter
+    ) {
+        func key(_ text: StaticString) { text.withUTF8Buffer { w.writeRaw(UnsafeRawBufferPointer($0)) } }
+        key(#"{"line":"#)
+        w.writeNumber(JSONNumber(location.line))
+        key(#","offset":"#)
+        w.writeNumber(JSONNumber(location.byteOffset))
+        key(#","errors":["#)
+        for (i, e) in errors.enumerated() {
+            key(i == 0 ? #"{"code":"# : #",{"code":"#)
+            w.writeString(e.code)
+            key(#","fatal":"#)
+            w.writeBool(e.isFatal)
+            key(#","source":"#)
+            w.writeString(e.source)
+            key(#","destination":"#)
+            w.writeString(e.destination)
+            key(#","message":"#)
+            w.writeString(e.message)
+            w.writeRaw(UInt8(ascii: "}"))
         }
-        w.write(.object(o))
+        w.writeRaw(UInt8(ascii: "]"))
+        if redactRecord {
+            key(#","recordBytes":"#)
+            w.writeNumber(JSONNumber(totalBytes))
+        } else {
+            let cut = min(record.count, totalBytes, maximumRecordBytes)
+            key(#","record":"#)
+            w.writeString(String(decoding: UnsafeRawBufferPointer(rebasing: record[..<cut]), as: UTF8.self))
+            if cut < totalBytes { key(#","truncated":true"#) }
+        }
+        w.writeRaw(UInt8(ascii: "}"))
     }
 }
