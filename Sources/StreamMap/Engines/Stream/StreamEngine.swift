@@ -148,8 +148,8 @@ final class CompiledPlan {
 /// that copies its value whole (`CopySink`: `identity`, type checks) receives its events after the first one
 /// directly, one method per event, with no event value built or switched on.
 final class StreamParser: YajlParserBase {
-    /// The plan keeps the root alive for longer than any parse it drives.
-    private unowned(unsafe) let root: EventConsumer
+    /// The plan keeps the root alive for longer than any parse it drives: no reference counting per event.
+    private let root: ConsumerRef
     private let skip: ParseSkip
     /// The root, when its `next` is exactly `CopySink`'s per-event methods (it skips rejected containers inside
     /// yajl, so it never counts depth). Set once the value's first event went through `start`.
@@ -159,7 +159,7 @@ final class StreamParser: YajlParserBase {
     @exclusivity(unchecked) private(set) var completed = false
 
     init(root: EventConsumer, options: JSONParserOptions, skip: ParseSkip) {
-        self.root = root
+        self.root = ConsumerRef(root)
         self.skip = skip
         if let copy = root as? CopySink, copy.parseSkip != nil {
             copyRoot = .passUnretained(copy)

@@ -151,27 +151,22 @@ final class CopySink: ValueSink {
 
     // MARK: Duplicate keys
 
-    /// A key of an open object: its decoded length, first 8 and last 8 bytes (zero-padded, so that keys of up
-    /// to 16 bytes are told apart by these alone), and for longer keys where the bytes after the first 8 are in
-    /// `longKeys`.
+    /// A key of an open object: where its canonical text (between the quotes) is in the value's text so far, and
+    /// a hash of the decoded key. The canonical escaping is one-to-one, so two keys are equal exactly when their
+    /// canonical texts are, and the text is already written: nothing is copied for the check.
     private struct KeyEntry {
+        /// Offset in the value's text: `output` then `scratch` (see `text(_:in:)`).
+        var offset: Int
         var length: Int
-        var prefix: UInt64
-        var suffix: UInt64
-        var rest: Int
-    }
-    /// Where an enclosing object's keys start, in `keys` and in `longKeys`.
-    private struct ObjectFrame {
-        var firstKey: Int
-        var firstLongKeyByte: Int
+        var hash: UInt64
     }
     /// The keys of the open objects, innermost last.
     @exclusivity(unchecked) private var keys = RawStack<KeyEntry>(capacity: 256)
-    @exclusivity(unchecked) private var longKeys = ByteBuffer(capacity: 256)
-    /// The enclosing open objects (the innermost one is in `firstKey`, `firstLongKeyByte`).
-    @exclusivity(unchecked) private var frames = RawStack<ObjectFrame>(capacity: 16)
+    /// Where the keys of the enclosing open objects start (the innermost one's start is `firstKey`).
+    @exclusivity(unchecked) private var frames = RawStack<Int>(capacity: 16)
     @exclusivity(unchecked) private var firstKey = 0
-    @exclusivity(unchecked) private var firstLongKeyByte = 0
+    /// The value's text already sent from `scratch` to `output`.
+    @exclusivity(unchecked) private var flushed = 0
     /// Per open object, a 1024-bit filter of the hashes of its first `filteredKeys` keys: a key whose bit is
     /// clear is new, so only the (rare) keys whose bit is set are compared with the object's earlier keys.
     /// Past `filteredKeys` keys the object is checked whole when it ends (hashed, or sorted if made to collide),
@@ -186,7 +181,6 @@ final class CopySink: ValueSink {
 
     deinit {
         scratch.deallocate()
-        longKeys.deallocate()
         keys.deallocate()
         frames.deallocate()
         filters.deallocate()
@@ -196,6 +190,7 @@ final class CopySink: ValueSink {
     @inline(__always)
     private func flushScratch() {
         output.writeRaw(scratch.bytes)
+        flushed = output.bytes.count
         scratch.removeAll()
     }
 
@@ -214,12 +209,11 @@ final class CopySink: ValueSink {
         }
         sawDuplicate = false
         scratch.reset(keeping: 1 << 18)
-        longKeys.reset(keeping: 1 << 16)
+        flushed = output.bytes.count
         keys.removeAll()
         frames.removeAll()
         openObjects = 0
         firstKey = 0
-        firstLongKeyByte = 0
         depth = 0
         comma = 0
         scratch.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
@@ -300,6 +294,7 @@ final class CopySink: ValueSink {
             if comma != 0 { scratch.append(UInt8(ascii: ",")) }
             flushScratch()
             output.writeString(utf8: s, verbatim: verbatim)
+            flushed = output.bytes.count
         } else if verbatim {
             scratch.reserve(s.count + 3)
             var p = scratch.end
@@ -319,10 +314,15 @@ final class CopySink: ValueSink {
 
     @inline(__always)
     func copyKey(_ k: UnsafeRawBufferPointer, verbatim: Bool) -> Bool {
+        // Where the key's text starts (after its opening quote) in the value's text, and its length.
+        let start: Int, length: Int
         if k.count > Self.scratchLimit {
             if comma != 0 { scratch.append(UInt8(ascii: ",")) }
             flushScratch()
             output.writeString(utf8: k, verbatim: verbatim)
+            start = flushed + 1
+            length = output.bytes.count - start - 1
+            flushed = output.bytes.count
             scratch.append(UInt8(ascii: ":"))
         } else if verbatim {
             scratch.reserve(k.count + 4)
@@ -333,14 +333,19 @@ final class CopySink: ValueSink {
             ByteBuffer.copy(k, to: UnsafeMutableRawPointer(p + 1))
             (p + 1 + k.count).pointee = 0x22
             (p + 2 + k.count).pointee = UInt8(ascii: ":")
+            start = flushed &+ (p + 1 - scratch.base)
+            length = k.count
             scratch.end = p + k.count + 3
         } else {
             if comma != 0 { scratch.append(UInt8(ascii: ",")) }
+            let quote = scratch.count
             scratch.appendEscaped(k)
+            start = flushed + quote + 1
+            length = scratch.count - quote - 2
             scratch.append(UInt8(ascii: ":"))
         }
         comma = 0
-        if checksDuplicates && !sawDuplicate { noteKey(k) }
+        if checksDuplicates && !sawDuplicate { noteKey(k, start: start, length: length) }
         return afterValue()
     }
 
@@ -376,14 +381,9 @@ final class CopySink: ValueSink {
             sawDuplicate = true
         }
         keys.count = firstKey
-        longKeys.removeLast(longKeys.count - firstLongKeyByte)
         openObjects -= 1
         filter -= Self.filterWords
-        if openObjects > 0 {
-            let f = frames.pop()
-            firstKey = f.firstKey
-            firstLongKeyByte = f.firstLongKeyByte
-        }
+        if openObjects > 0 { firstKey = frames.pop() }
         depth -= 1
         return depth == 0 ? try finish() : afterValue()
     }
@@ -406,9 +406,8 @@ final class CopySink: ValueSink {
     private func openObject() {
         depth += 1
         comma = 0
-        if openObjects > 0 { frames.push(ObjectFrame(firstKey: firstKey, firstLongKeyByte: firstLongKeyByte)) }
+        if openObjects > 0 { frames.push(firstKey) }
         firstKey = keys.count
-        firstLongKeyByte = longKeys.count
         openObjects += 1
         if openObjects > filterCapacity { growFilters() }
         filter = filters + (openObjects - 1) * Self.filterWords
@@ -447,21 +446,14 @@ final class CopySink: ValueSink {
         return true
     }
 
-    /// Logs a key of the innermost object and, among its first `filteredKeys` keys, checks it against the earlier
-    /// ones whose hash shares its filter bit.
+    /// Logs a key of the innermost object (`start`, `length`: its canonical text) and, among the object's first
+    /// `filteredKeys` keys, checks it against the earlier ones whose hash shares its filter bit.
     @inline(__always)
-    private func noteKey(_ k: UnsafeRawBufferPointer) {
-        let n = k.count
-        let (prefix, suffix) = Self.ends(k)
-        var rest = 0
-        if n > 8 {
-            rest = longKeys.count
-            longKeys.append(UnsafeRawBufferPointer(rebasing: k[8...]))
-        }
+    private func noteKey(_ k: UnsafeRawBufferPointer, start: Int, length: Int) {
+        let h = Self.hash(k)
         let index = keys.count
-        keys.push(KeyEntry(length: n, prefix: prefix, suffix: suffix, rest: rest))
+        keys.push(KeyEntry(offset: start, length: length, hash: h))
         guard index - firstKey < Self.filteredKeys else { return }
-        let h = Self.hash(prefix, suffix, n)
         let word = Int(truncatingIfNeeded: h >> 60)
         let bit: UInt64 = 1 << ((h >> 54) & 63)
         let w = filter[word]
@@ -475,31 +467,41 @@ final class CopySink: ValueSink {
         return false
     }
 
-    /// A key's first and last 8 bytes, zero-padded (the last are 0 for keys of up to 8 bytes), read without a
-    /// byte loop and without reading outside the key.
+    /// A hash of a decoded key: of its length and its first and last 8 bytes, read without a byte loop and
+    /// without reading outside the key.
     @inline(__always)
-    private static func ends(_ k: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+    private static func hash(_ k: UnsafeRawBufferPointer) -> UInt64 {
         let n = k.count
-        guard let p = k.baseAddress else { return (0, 0) }
-        if n >= 8 {
-            let head = p.loadUnaligned(as: UInt64.self)
-            return (head, n > 8 ? p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) : 0)
+        var prefix: UInt64 = 0, suffix: UInt64 = 0
+        if let p = k.baseAddress {
+            if n >= 8 {
+                prefix = p.loadUnaligned(as: UInt64.self)
+                suffix = p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            } else if n >= 4 {
+                prefix = UInt64(p.loadUnaligned(as: UInt32.self))
+                suffix = UInt64(p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            } else if n > 0 {
+                prefix = UInt64(p.load(as: UInt8.self)) | UInt64(p.load(fromByteOffset: n >> 1, as: UInt8.self)) << 8
+                suffix = UInt64(p.load(fromByteOffset: n - 1, as: UInt8.self))
+            }
         }
-        if n >= 4 {
-            let head = UInt64(p.loadUnaligned(as: UInt32.self))
-            let tail = UInt64(p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
-            return (head | tail << UInt64(8 * (n - 4)), 0)
-        }
-        if n == 0 { return (0, 0) }
-        let a = UInt64(p.load(as: UInt8.self))
-        let b = UInt64(p.load(fromByteOffset: n >> 1, as: UInt8.self))
-        let c = UInt64(p.load(fromByteOffset: n - 1, as: UInt8.self))
-        return (a | b << UInt64(8 * (n >> 1)) | c << UInt64(8 * (n - 1)), 0)
+        return ((prefix &* 0x9E37_79B9_7F4A_7C15) ^ suffix ^ UInt64(truncatingIfNeeded: n)) &* 0xBF58_476D_1CE4_E5B9
     }
 
+    /// Where a key's canonical text is: in `scratch`, or (sent on already) in `out`, `output`'s bytes.
     @inline(__always)
-    private static func hash(_ prefix: UInt64, _ suffix: UInt64, _ length: Int) -> UInt64 {
-        ((prefix &* 0x9E37_79B9_7F4A_7C15) ^ suffix ^ UInt64(truncatingIfNeeded: length)) &* 0xBF58_476D_1CE4_E5B9
+    private func text(_ e: KeyEntry, in out: UnsafeRawBufferPointer) -> UnsafeRawPointer {
+        e.offset >= flushed ? UnsafeRawPointer(scratch.base + (e.offset - flushed)) : out.baseAddress! + e.offset
+    }
+
+    /// Whether two keys' canonical texts are equal (`a`, `b` of equal length).
+    private func sameText(_ a: KeyEntry, _ b: KeyEntry) -> Bool { compareText(a, b) == 0 }
+
+    private func compareText(_ a: KeyEntry, _ b: KeyEntry) -> Int32 {
+        if a.offset >= flushed && b.offset >= flushed {
+            return memcmp(scratch.base + (a.offset - flushed), scratch.base + (b.offset - flushed), a.length)
+        }
+        return output.bytes.withUnsafeBytes { memcmp(text(a, in: $0), text(b, in: $0), a.length) }
     }
 
     /// A reusable open-addressing table of key indexes, for the duplicate check of large objects. A slot is in use
@@ -523,9 +525,7 @@ final class CopySink: ValueSink {
     @inline(__always)
     private func sameKey(_ i: Int, _ j: Int) -> Bool {
         let a = keys[i], b = keys[j]
-        guard a.length == b.length && a.prefix == b.prefix && a.suffix == b.suffix else { return false }
-        guard a.length > 16 else { return true }
-        return memcmp(longKeys.base + a.rest, longKeys.base + b.rest, a.length - 8) == 0
+        return a.hash == b.hash && a.length == b.length && sameText(a, b)
     }
 
     private func hasDuplicateHashed(from first: Int) -> Bool {
@@ -542,7 +542,7 @@ final class CopySink: ValueSink {
         let mask = size - 1
         var probes = 0
         for i in first..<keys.count {
-            let h = Self.hash(keys[i].prefix, keys[i].suffix, keys[i].length)
+            let h = keys[i].hash
             var slot = Int(truncatingIfNeeded: h >> 32) & mask
             while table[slot].stamp == stamp {
                 if sameKey(Int(table[slot].key), i) { return true }
@@ -561,10 +561,9 @@ final class CopySink: ValueSink {
     private func hasDuplicateSorted(from first: Int) -> Bool {
         let order = (first..<keys.count).sorted { a, b in
             let x = keys[a], y = keys[b]
+            if x.hash != y.hash { return x.hash < y.hash }
             if x.length != y.length { return x.length < y.length }
-            if x.prefix != y.prefix { return x.prefix < y.prefix }
-            guard x.length > 8 else { return false }
-            return memcmp(longKeys.base + x.rest, longKeys.base + y.rest, x.length - 8) < 0
+            return compareText(x, y) < 0
         }
         for (a, b) in zip(order, order.dropFirst()) where sameKey(a, b) { return true }
         return false
