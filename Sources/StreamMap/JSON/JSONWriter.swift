@@ -188,6 +188,35 @@ enum JSONEscaping {
         return (control | ((q &- ones) & ~q) | ((bs &- ones) & ~bs)) & highs
     }
 
+    /// Stores the escape of `b` (a byte `firstToEscape` stops at) at `p`, as `appendEscape` writes it; returns
+    /// its length (2 or 6). `p` has room for 6 bytes.
+    @inline(__always)
+    static func storeEscape(_ b: UInt8, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        let short: UInt8
+        switch b {
+        case 0x22: short = 0x22
+        case 0x5C: short = 0x5C
+        case 0x08: short = UInt8(ascii: "b")
+        case 0x0C: short = UInt8(ascii: "f")
+        case 0x0A: short = UInt8(ascii: "n")
+        case 0x0D: short = UInt8(ascii: "r")
+        case 0x09: short = UInt8(ascii: "t")
+        default:
+            // \u00XX, lowercase hex.
+            let hi = b >> 4, lo = b & 0xF
+            p[0] = 0x5C
+            p[1] = UInt8(ascii: "u")
+            p[2] = 0x30
+            p[3] = 0x30
+            p[4] = hi < 10 ? 0x30 + hi : 0x57 + hi
+            p[5] = lo < 10 ? 0x30 + lo : 0x57 + lo
+            return 6
+        }
+        p[0] = 0x5C
+        p[1] = short
+        return 2
+    }
+
     private static func appendEscape<Out: ByteAppending>(_ b: UInt8, to out: inout Out) {
         out.append(0x5C)
         switch b {
@@ -234,9 +263,14 @@ struct ByteBuffer: ByteAppending {
         capacity = limit
     }
 
+    /// Room for `n` more bytes.
     @inline(__always)
-    private mutating func reserve(_ n: Int) {
-        guard count + n > capacity else { return }
+    mutating func reserve(_ n: Int) {
+        if _slowPath(count + n > capacity) { grow(n) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ n: Int) {
         var newCapacity = capacity * 2
         while newCapacity < count + n { newCapacity *= 2 }
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -244,6 +278,35 @@ struct ByteBuffer: ByteAppending {
         base.deallocate()
         base = grown
         capacity = newCapacity
+    }
+
+    /// Where the next byte goes. Writing there needs room (`reserve`); setting it commits what was written.
+    var end: UnsafeMutablePointer<UInt8> {
+        @inline(__always) get { base + count }
+        @inline(__always) set { count = newValue - base }
+    }
+
+    /// `"`, the text escaped (see `JSONEscaping`), `"`: runs that need no escaping are copied whole.
+    mutating func appendEscaped(_ raw: UnsafeRawBufferPointer) {
+        let n = raw.count
+        reserve(n + 2)
+        base[count] = 0x22
+        count += 1
+        var runStart = 0
+        var i = JSONEscaping.firstToEscape(raw, from: 0)
+        while i < n {
+            // The run, the escape (up to 6 bytes for 1), and room for the rest and the closing quote.
+            reserve(n - runStart + 6)
+            Self.copy(UnsafeRawBufferPointer(rebasing: raw[runStart..<i]), to: UnsafeMutableRawPointer(base + count))
+            count += i - runStart
+            count += JSONEscaping.storeEscape(raw[i], at: base + count)
+            runStart = i + 1
+            i = JSONEscaping.firstToEscape(raw, from: runStart)
+        }
+        Self.copy(UnsafeRawBufferPointer(rebasing: raw[runStart...]), to: UnsafeMutableRawPointer(base + count))
+        count += n - runStart
+        base[count] = 0x22
+        count += 1
     }
 
     @inline(__always)
@@ -272,10 +335,11 @@ struct ByteBuffer: ByteAppending {
     }
 
     /// Copies `raw` to `destination`. Most pieces of JSON text are short: up to 16 bytes move as two overlapping
-    /// words (or half-words, or single bytes) that cover exactly the piece, which is much cheaper than a call to
-    /// `memcpy`; longer ones go to `memcpy`.
+    /// words (or half-words, or single bytes) that cover exactly the piece, up to 64 as 16-byte blocks (the last
+    /// one overlapping), which is much cheaper than a call to `memcpy`; longer ones go to `memcpy`. Nothing is
+    /// read or written outside the piece.
     @inline(__always)
-    private static func copy(_ raw: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer) {
+    static func copy(_ raw: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer) {
         guard let source = raw.baseAddress else { return }
         let n = raw.count
         switch n {
@@ -295,6 +359,13 @@ struct ByteBuffer: ByteAppending {
             destination.storeBytes(of: source.load(fromByteOffset: n - 1, as: UInt8.self), toByteOffset: n - 1, as: UInt8.self)
         case 0:
             return
+        case 17...64:
+            var i = 0
+            repeat {
+                destination.storeBytes(of: source.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self), toByteOffset: i, as: SIMD16<UInt8>.self)
+                i += 16
+            } while i + 16 < n
+            destination.storeBytes(of: source.loadUnaligned(fromByteOffset: n - 16, as: SIMD16<UInt8>.self), toByteOffset: n - 16, as: SIMD16<UInt8>.self)
         default:
             destination.copyMemory(from: source, byteCount: n)
         }

@@ -45,9 +45,38 @@ nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_cal
     return p
 }()
 
+/// The stream engine's callback table: the same events, delivered straight to `StreamParser`'s final methods
+/// (no virtual call, and each event's path is compiled as one piece). Written once, here; `ParseSkip` copies it.
+nonisolated(unsafe) private let streamCallbackTable: UnsafeMutablePointer<yajl_callbacks> = {
+    let p = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    p.initialize(to: yajl_callbacks())
+    p.pointee.yajl_null = { ctx in withStreamParser(ctx) { $0.null() } }
+    p.pointee.yajl_boolean = { ctx, b in withStreamParser(ctx) { $0.bool(b != 0) } }
+    p.pointee.yajl_number = { ctx, s, n in
+        withStreamParser(ctx) { $0.number(UnsafeRawBufferPointer(start: s, count: n)) }
+    }
+    p.pointee.yajl_string = { ctx, s, n in
+        withStreamParser(ctx) { $0.string(UnsafeRawBufferPointer(start: s, count: n)) }
+    }
+    p.pointee.yajl_start_map = { ctx in withStreamParser(ctx) { $0.startObject() } }
+    p.pointee.yajl_map_key = { ctx, s, n in
+        withStreamParser(ctx) { $0.key(UnsafeRawBufferPointer(start: s, count: n)) }
+    }
+    p.pointee.yajl_end_map = { ctx in withStreamParser(ctx) { $0.endObject() } }
+    p.pointee.yajl_start_array = { ctx in withStreamParser(ctx) { $0.startArray() } }
+    p.pointee.yajl_end_array = { ctx in withStreamParser(ctx) { $0.endArray() } }
+    return p
+}()
+
+/// Calls `body` on the stream parser behind yajl's context pointer, without retaining it.
+@inline(__always)
+private func withStreamParser(_ ctx: UnsafeMutableRawPointer?, _ body: (StreamParser) -> Bool) -> Int32 {
+    Unmanaged<StreamParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef(body) ? 1 : 0
+}
+
 /// Lets the stream engine skip a value inside yajl. While a value is skipped, the handle's own callback table has
 /// no scalar and no key callbacks, so yajl calls no Swift code for them (and does not even decode their escapes);
-/// container events only count depth in `YajlParserCore`. A skipped value never reaches the consumers.
+/// container events only count depth in `StreamParser`. A skipped value never reaches the consumers.
 ///
 /// Only a consumer that receives its events alone may skip (not one of several fed by a `FanOut`): skipping
 /// hides the value from everyone.
@@ -68,7 +97,8 @@ struct ParseSkip {
         var requested: Unmanaged<KeyFilter>?
     }
 
-    /// The callback table of the handle that parses the current record.
+    /// The callback table of the handle that parses the current record: `streamCallbackTable`'s, less what is
+    /// silenced while a value is skipped.
     let table: UnsafeMutablePointer<yajl_callbacks>
     /// The full table, restored when a skip ends.
     private let defaults: UnsafePointer<yajl_callbacks>
@@ -79,7 +109,7 @@ struct ParseSkip {
     static func allocate() -> ParseSkip { ParseSkip() }
 
     private init() {
-        defaults = UnsafePointer(yajlCallbackTable)
+        defaults = UnsafePointer(streamCallbackTable)
         table = .allocate(capacity: 1)
         table.initialize(to: defaults.pointee)
         state = .allocate(capacity: 1)
@@ -201,19 +231,20 @@ struct ParseSkip {
     }
 }
 
-final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
-    @exclusivity(unchecked) var handler: Handler
+/// Everything of a yajl parser but its events' destination: feeding, errors, depth and the verbatim test. It is
+/// not generic, so that the per-event code of its subclasses (`YajlParserCore`, `StreamParser`) can be concrete:
+/// a generic class's overrides run unspecialized.
+class YajlParserBase: YajlCallbackTarget {
     private var handle: yajl_handle?
-    private let skip: ParseSkip?
     @exclusivity(unchecked) private var consumedBeforeChunk = 0
-    @exclusivity(unchecked) private var depth = 0
+    /// Open containers (limited to `maximumDepth`).
+    @exclusivity(unchecked) final var depth = 0
     private let maximumDepth: Int
 
-    /// `skip`: the stream engine's skipping state (its table becomes the handle's callback table).
-    init(handler: Handler, options: JSONParserOptions, skip: ParseSkip? = nil) {
-        self.handler = handler
+    /// `skip`: the stream engine's skipping state; its table (`streamCallbackTable`'s events, for `StreamParser`)
+    /// becomes the handle's callback table. Without it, events go through `yajlCallbackTable`'s virtual methods.
+    init(options: JSONParserOptions, skip: ParseSkip?) {
         self.maximumDepth = options.maximumDepth
-        self.skip = skip
         super.init()
         skip?.reset()
         let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
@@ -239,12 +270,12 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
     }
 
     @inline(__always)
-    private func isVerbatim(_ b: UnsafeRawBufferPointer) -> Bool {
+    final func isVerbatim(_ b: UnsafeRawBufferPointer) -> Bool {
         guard let p = b.baseAddress else { return false }
         return p >= chunkStart && p < chunkEnd
     }
 
-    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    final func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         if let violation = strict.scan(chunk) {
@@ -260,7 +291,7 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
         consumedBeforeChunk += chunk.count
     }
 
-    func finish() throws { try check(yajl_complete_parse(handle), chunk: nil, count: 0) }
+    final func finish() throws { try check(yajl_complete_parse(handle), chunk: nil, count: 0) }
 
     private func check(_ status: yajl_status, chunk: UnsafePointer<UInt8>?, count: Int) throws {
         switch status {
@@ -289,72 +320,80 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlCallbackTarget {
         return String(m)
     }
 
+    /// Runs an event's handling; a thrown error stops the parse (see `fail`).
     @inline(__always)
-    private func call(_ body: (inout Handler) throws -> Void) -> Bool {
+    final func call(_ body: () throws -> Void) -> Bool {
         do {
-            try body(&handler)
+            try body()
             return true
-        } catch var error as JSONSyntaxError {
+        } catch {
+            return fail(error)
+        }
+    }
+
+    /// Keeps the error for `check` to throw, and stops the parse.
+    @inline(never)
+    final func fail(_ error: any Error) -> Bool {
+        if var error = error as? JSONSyntaxError {
             // Handlers do not know where they are in the stream; the parser does.
             error.byteOffset = consumedBeforeChunk + Int(yajl_get_bytes_consumed(handle))
             pendingError = error
-            return false
-        } catch {
+        } else {
             pendingError = error
-            return false
         }
+        return false
     }
 
-    private func enter() -> Bool {
+    /// A container starts: false (and the parse stops) past `maximumDepth`.
+    @inline(__always)
+    final func enter() -> Bool {
         depth += 1
-        if depth > maximumDepth {
-            pendingError = JSONSyntaxError(
-                byteOffset: consumedBeforeChunk + Int(yajl_get_bytes_consumed(handle)),
-                message: "nesting deeper than \(maximumDepth) levels")
-            return false
-        }
-        return true
+        return depth <= maximumDepth || tooDeep()
     }
 
-    override func onNull() -> Bool { call { try $0.null() } }
-    override func onBool(_ b: Bool) -> Bool { call { try $0.bool(b) } }
-    override func onNumber(_ b: UnsafeRawBufferPointer) -> Bool { call { try $0.number(b) } }
+    @inline(never)
+    private func tooDeep() -> Bool {
+        pendingError = JSONSyntaxError(
+            byteOffset: consumedBeforeChunk + Int(yajl_get_bytes_consumed(handle)),
+            message: "nesting deeper than \(maximumDepth) levels")
+        return false
+    }
+}
+
+final class YajlParserCore<Handler: JSONEventHandler>: YajlParserBase {
+    @exclusivity(unchecked) var handler: Handler
+
+    init(handler: Handler, options: JSONParserOptions) {
+        self.handler = handler
+        super.init(options: options, skip: nil)
+    }
+
+    override func onNull() -> Bool { call { try handler.null() } }
+    override func onBool(_ b: Bool) -> Bool { call { try handler.bool(b) } }
+    override func onNumber(_ b: UnsafeRawBufferPointer) -> Bool { call { try handler.number(b) } }
     override func onString(_ b: UnsafeRawBufferPointer) -> Bool {
         let verbatim = isVerbatim(b)
-        return call { try $0.string(b, verbatim: verbatim) }
+        return call { try handler.string(b, verbatim: verbatim) }
     }
     override func onStartMap() -> Bool {
         guard enter() else { return false }
-        guard let skip else { return call { try $0.startObject() } }
-        if skip.swallowsStart() { return true }
-        let delivered = call { try $0.startObject() }
-        skip.objectStarted(depth: depth)
-        return delivered
+        return call { try handler.startObject() }
     }
     override func onKey(_ b: UnsafeRawBufferPointer) -> Bool {
-        if let skip {
-            skip.endPending()
-            if skip.skipsMember(b, depth: depth) { return true }
-        }
         let verbatim = isVerbatim(b)
-        return call { try $0.key(b, verbatim: verbatim) }
+        return call { try handler.key(b, verbatim: verbatim) }
     }
     override func onEndMap() -> Bool {
         depth -= 1
-        guard let skip else { return call { try $0.endObject() } }
-        if skip.swallowsEnd() { return true }
-        skip.objectEnded(depth: depth + 1)
-        return call { try $0.endObject() }
+        return call { try handler.endObject() }
     }
     override func onStartArray() -> Bool {
         guard enter() else { return false }
-        if let skip, skip.swallowsStart() { return true }
-        return call { try $0.startArray() }
+        return call { try handler.startArray() }
     }
     override func onEndArray() -> Bool {
         depth -= 1
-        if let skip, skip.swallowsEnd() { return true }
-        return call { try $0.endArray() }
+        return call { try handler.endArray() }
     }
 }
 

@@ -12,7 +12,7 @@ public struct StreamEngine: RecordEngine {
     private let mutation: StreamMutation?
     private var root: ValueSink { plan.root }
     /// The record in progress (pieces API).
-    private var parser: YajlParserCore<StreamEventHandler>?
+    private var parser: StreamParser?
     private var failure: (any Error)?
     private var held: [UInt8] = []
     private var scanner = TokenBoundaryScanner()
@@ -38,7 +38,7 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
-        let parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions, skip: plan.skip)
+        let parser = StreamParser(root: root, options: parserOptions, skip: plan.skip)
         do {
             try parser.feed(record)
             try parser.finish()
@@ -50,7 +50,7 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func beginRecord() {
         ensureUniquePlan()
-        parser = YajlParserCore(handler: StreamEventHandler(root: root), options: parserOptions, skip: plan.skip)
+        parser = StreamParser(root: root, options: parserOptions, skip: plan.skip)
         failure = nil
         held.removeAll(keepingCapacity: true)
         scanner = TokenBoundaryScanner()
@@ -79,7 +79,7 @@ public struct StreamEngine: RecordEngine {
         feedAtTokenBoundary(part, parser)
     }
 
-    private mutating func feedAtTokenBoundary(_ part: UnsafeRawBufferPointer, _ parser: YajlParserCore<StreamEventHandler>) {
+    private mutating func feedAtTokenBoundary(_ part: UnsafeRawBufferPointer, _ parser: StreamParser) {
         let cut = scanner.lastBoundary(in: part)
         do {
             if cut > 0 {
@@ -119,8 +119,8 @@ public struct StreamEngine: RecordEngine {
         error as? JSONSyntaxError ?? JSONSyntaxError(byteOffset: 0, message: "\(error)")
     }
 
-    private func outcome(_ parser: YajlParserCore<StreamEventHandler>, recordLength: Int, into writer: inout JSONWriter) -> RecordOutcome {
-        guard parser.handler.completed else {
+    private func outcome(_ parser: StreamParser, recordLength: Int, into writer: inout JSONWriter) -> RecordOutcome {
+        guard parser.completed else {
             return .rejected(.syntax(JSONSyntaxError(byteOffset: recordLength, message: "no JSON value")))
         }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
@@ -143,37 +143,139 @@ final class CompiledPlan {
     deinit { skip.deallocate() }
 }
 
-/// Forwards yajl's callbacks to the compiled root consumer.
-struct StreamEventHandler: JSONEventHandler {
-    let root: EventConsumer
-    private var started = false
-    private(set) var completed = false
+/// Forwards yajl's events to the compiled root consumer, skipping what `ParseSkip` hides. yajl reaches its final
+/// methods without a virtual call (`streamCallbackTable`), so each event's path is compiled as one piece. A root
+/// that copies its value whole (`CopySink`: `identity`, type checks) receives its events after the first one
+/// directly, one method per event, with no event value built or switched on.
+final class StreamParser: YajlParserBase {
+    /// The plan keeps the root alive for longer than any parse it drives: no reference counting per event.
+    private let root: ConsumerRef
+    private let skip: ParseSkip
+    /// The root, when its `next` is exactly `CopySink`'s per-event methods (it skips rejected containers inside
+    /// yajl, so it never counts depth). Set once the value's first event went through `start`.
+    private let copyRoot: Unmanaged<CopySink>?
+    @exclusivity(unchecked) private var direct: Unmanaged<CopySink>?
+    @exclusivity(unchecked) private var started = false
+    @exclusivity(unchecked) private(set) var completed = false
 
-    init(root: EventConsumer) { self.root = root }
+    init(root: EventConsumer, options: JSONParserOptions, skip: ParseSkip) {
+        self.root = ConsumerRef(root)
+        self.skip = skip
+        if let copy = root as? CopySink, copy.parseSkip != nil {
+            copyRoot = .passUnretained(copy)
+        } else {
+            copyRoot = nil
+        }
+        super.init(options: options, skip: skip)
+    }
 
     @inline(__always)
-    private mutating func dispatch(_ e: JSONEvent) throws {
+    private func dispatch(_ e: JSONEvent) throws {
         if started {
             completed = try root.next(e)
         } else {
             started = true
             completed = try root.start(e)
+            direct = copyRoot
         }
     }
 
-    mutating func null() throws { try dispatch(.null) }
-    mutating func bool(_ value: Bool) throws { try dispatch(.bool(value)) }
-    mutating func number(_ text: UnsafeRawBufferPointer) throws { try dispatch(.number(text)) }
-    mutating func string(_ utf8: UnsafeRawBufferPointer) throws { try dispatch(.string(utf8, verbatim: false)) }
-    mutating func string(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws {
-        try dispatch(.string(utf8, verbatim: verbatim))
+    @inline(__always)
+    func null() -> Bool {
+        if let direct {
+            completed = direct._withUnsafeGuaranteedRef { $0.copyLiteral(0x6C6C_756E, count: 4) }
+            return true
+        }
+        return call { try dispatch(.null) }
     }
-    mutating func startObject() throws { try dispatch(.startObject) }
-    mutating func key(_ utf8: UnsafeRawBufferPointer) throws { try dispatch(.key(utf8, verbatim: false)) }
-    mutating func key(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws { try dispatch(.key(utf8, verbatim: verbatim)) }
-    mutating func endObject() throws { try dispatch(.endObject) }
-    mutating func startArray() throws { try dispatch(.startArray) }
-    mutating func endArray() throws { try dispatch(.endArray) }
+
+    @inline(__always)
+    func bool(_ b: Bool) -> Bool {
+        if let direct {
+            completed = direct._withUnsafeGuaranteedRef {
+                b ? $0.copyLiteral(0x6575_7274, count: 4) : $0.copyLiteral(0x65_736C_6166, count: 5)
+            }
+            return true
+        }
+        return call { try dispatch(.bool(b)) }
+    }
+
+    @inline(__always)
+    func number(_ text: UnsafeRawBufferPointer) -> Bool {
+        if let direct {
+            completed = direct._withUnsafeGuaranteedRef { $0.copyNumber(text) }
+            return true
+        }
+        return call { try dispatch(.number(text)) }
+    }
+
+    @inline(__always)
+    func string(_ utf8: UnsafeRawBufferPointer) -> Bool {
+        let verbatim = isVerbatim(utf8)
+        if let direct {
+            completed = direct._withUnsafeGuaranteedRef { $0.copyString(utf8, verbatim: verbatim) }
+            return true
+        }
+        return call { try dispatch(.string(utf8, verbatim: verbatim)) }
+    }
+
+    @inline(__always)
+    func key(_ utf8: UnsafeRawBufferPointer) -> Bool {
+        skip.endPending()
+        if let direct {
+            let verbatim = isVerbatim(utf8)
+            completed = direct._withUnsafeGuaranteedRef { $0.copyKey(utf8, verbatim: verbatim) }
+            return true
+        }
+        if skip.skipsMember(utf8, depth: depth) { return true }
+        let verbatim = isVerbatim(utf8)
+        return call { try dispatch(.key(utf8, verbatim: verbatim)) }
+    }
+
+    @inline(__always)
+    func startObject() -> Bool {
+        guard enter() else { return false }
+        if skip.swallowsStart() { return true }
+        if let direct {
+            completed = direct._withUnsafeGuaranteedRef { $0.copyStartObject() }
+            return true
+        }
+        let delivered = call { try dispatch(.startObject) }
+        skip.objectStarted(depth: depth)
+        return delivered
+    }
+
+    @inline(__always)
+    func startArray() -> Bool {
+        guard enter() else { return false }
+        if skip.swallowsStart() { return true }
+        if let direct {
+            completed = direct._withUnsafeGuaranteedRef { $0.copyStartArray() }
+            return true
+        }
+        return call { try dispatch(.startArray) }
+    }
+
+    @inline(__always)
+    func endObject() -> Bool {
+        depth -= 1
+        if skip.swallowsEnd() { return true }
+        if let direct {
+            return call { completed = try direct._withUnsafeGuaranteedRef { try $0.copyEndObject() } }
+        }
+        skip.objectEnded(depth: depth + 1)
+        return call { try dispatch(.endObject) }
+    }
+
+    @inline(__always)
+    func endArray() -> Bool {
+        depth -= 1
+        if skip.swallowsEnd() { return true }
+        if let direct {
+            return call { completed = try direct._withUnsafeGuaranteedRef { try $0.copyEndArray() } }
+        }
+        return call { try dispatch(.endArray) }
+    }
 }
 
 /// Compiles a mapper into sinks: streaming ones where the container logic is reproduced, the exact

@@ -133,49 +133,71 @@ class ValueSink: EventConsumer {
 /// Copies a container through unchanged (`identity`, and type checks that pass), writing the canonical form as
 /// events arrive. Duplicate keys are detected per object; then (rarely) the copy is re-parsed so that the last
 /// value wins at the first position, exactly as in the tree.
+///
+/// The per-event work is straight-line: one check for room, a `,` written always and counted only when one is
+/// due, the token; no arrays with copy-on-write checks (the key log and the object stack are raw buffers).
 final class CopySink: ValueSink {
     private let allowed: JSONTypeSet?
-    /// The innermost open container (kept out of `enclosing`, so that the per-event work touches no array):
-    /// whether it is an object, how many members or elements it has so far, and where its keys start in `keys`
-    /// and in `longKeys`.
-    @exclusivity(unchecked) private var top = Container(isObject: false, count: 0, firstKey: 0, firstLongKeyByte: 0)
-    /// The containers around it, outermost first; `depth` counts all open ones.
-    @exclusivity(unchecked) private var enclosing: [Container] = []
+    /// False only for the test mutation that keeps the first of duplicate keys (then nothing is checked).
+    private let checksDuplicates: Bool
 
-    private struct Container {
-        var isObject: Bool
-        var count: Int
-        var firstKey: Int
-        var firstLongKeyByte: Int
-    }
+    /// Open containers (0: the value is complete).
     @exclusivity(unchecked) private var depth = 0
-    /// The keys of the open objects: decoded length and first 8 bytes (`KeyTable.prefix`), which tell most keys
-    /// apart without comparing bytes, and for longer keys where the rest is in `longKeys`.
-    @exclusivity(unchecked) private var keys: [(length: Int, prefix: UInt64, rest: Int)] = []
-    @exclusivity(unchecked) private var longKeys = ByteBuffer(capacity: 256)
-    @exclusivity(unchecked) private var sawDuplicate = false
-
-    private let keepFirstDuplicate: Bool
+    /// 1 when the next member or element of the innermost container needs a `,` before it, else 0.
+    @exclusivity(unchecked) private var comma = 0
     /// Canonical text on its way to `output`, gathered in up to `scratchLimit` bytes (appending to a plain byte
     /// buffer is much cheaper than to `output`'s array, which checks for sharing on every append).
     @exclusivity(unchecked) private var scratch = ByteBuffer()
     private static let scratchLimit = 1 << 16
 
+    // MARK: Duplicate keys
+
+    /// A key of an open object: where its canonical text (between the quotes) is in the value's text so far, and
+    /// a hash of the decoded key. The canonical escaping is one-to-one, so two keys are equal exactly when their
+    /// canonical texts are, and the text is already written: nothing is copied for the check.
+    private struct KeyEntry {
+        /// Offset in the value's text: `output` then `scratch` (see `text(_:in:)`).
+        var offset: Int
+        var length: Int
+        var hash: UInt64
+    }
+    /// The keys of the open objects, innermost last.
+    @exclusivity(unchecked) private var keys = RawStack<KeyEntry>(capacity: 256)
+    /// Where the keys of the enclosing open objects start (the innermost one's start is `firstKey`).
+    @exclusivity(unchecked) private var frames = RawStack<Int>(capacity: 16)
+    @exclusivity(unchecked) private var firstKey = 0
+    /// The value's text already sent from `scratch` to `output`.
+    @exclusivity(unchecked) private var flushed = 0
+    /// Per open object, a 1024-bit filter of the hashes of its first `filteredKeys` keys: a key whose bit is
+    /// clear is new, so only the (rare) keys whose bit is set are compared with the object's earlier keys.
+    /// Past `filteredKeys` keys the object is checked whole when it ends (hashed, or sorted if made to collide),
+    /// so a key never costs more than `filteredKeys` comparisons.
+    @exclusivity(unchecked) private var filters = UnsafeMutablePointer<UInt64>.allocate(capacity: 16 * 16)
+    @exclusivity(unchecked) private var filterCapacity = 16
+    @exclusivity(unchecked) private var openObjects = 0
+    @exclusivity(unchecked) private var filter = UnsafeMutablePointer<UInt64>(bitPattern: 8)!
+    private static let filterWords = 16
+    private static let filteredKeys = 64
+    @exclusivity(unchecked) private var sawDuplicate = false
+
     deinit {
         scratch.deallocate()
-        longKeys.deallocate()
+        keys.deallocate()
+        frames.deallocate()
+        filters.deallocate()
         table.deallocate()
     }
 
     @inline(__always)
     private func flushScratch() {
         output.writeRaw(scratch.bytes)
+        flushed = output.bytes.count
         scratch.removeAll()
     }
 
     init(_ mapper: Mapper, allowed: JSONTypeSet?, keepFirstDuplicate: Bool = false) {
         self.allowed = allowed
-        self.keepFirstDuplicate = keepFirstDuplicate
+        self.checksDuplicates = !keepFirstDuplicate
         super.init(mapper)
     }
 
@@ -188,11 +210,15 @@ final class CopySink: ValueSink {
         }
         sawDuplicate = false
         scratch.reset(keeping: 1 << 18)
-        longKeys.reset(keeping: 1 << 16)
-        enclosing.removeAll(keepingCapacity: true)
+        flushed = output.bytes.count
+        keys.removeAll()
+        frames.removeAll()
+        openObjects = 0
+        firstKey = 0
         depth = 0
-        keys.removeAll(keepingCapacity: true)
-        open(isObject)
+        comma = 0
+        scratch.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        if isObject { openObject() } else { openArray() }
         return false
     }
 
@@ -221,71 +247,192 @@ final class CopySink: ValueSink {
         kind = .value
     }
 
-    private func open(_ isObject: Bool) {
-        scratch.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        if depth > 0 { enclosing.append(top) }
-        top = Container(isObject: isObject, count: 0, firstKey: keys.count, firstLongKeyByte: longKeys.count)
-        depth += 1
-    }
-
-    private func close() {
-        depth -= 1
-        if depth > 0 { top = enclosing.removeLast() }
-    }
-
-    /// Separator before a value in an array (object values follow their key).
-    private func beforeValue() {
-        guard !top.isObject else { return }
-        if top.count > 0 { scratch.append(UInt8(ascii: ",")) }
-        top.count += 1
-    }
-
     override func nextInContainer(_ e: JSONEvent) throws -> Bool {
         switch e {
-        case .null: beforeValue(); scratch.appendNull()
-        case .bool(let b): beforeValue(); scratch.appendBool(b)
-        case .number(let t): beforeValue(); scratch.append(t)
-        case .string(let s, let verbatim):
-            beforeValue()
-            if s.count > Self.scratchLimit {
-                // A big string goes straight to the output instead of growing the scratch buffer.
-                flushScratch()
-                output.writeString(utf8: s, verbatim: verbatim)
-            } else {
-                JSONEscaping.writeString(s, verbatim: verbatim, to: &scratch)
-            }
-        case .startObject: beforeValue(); open(true)
-        case .startArray: beforeValue(); open(false)
-        case .key(let k, let verbatim):
-            if top.count > 0 { scratch.append(UInt8(ascii: ",")) }
-            top.count += 1
-            var rest = 0
-            if k.count > 8 {
-                rest = longKeys.count
-                longKeys.append(UnsafeRawBufferPointer(rebasing: k[8...]))
-            }
-            keys.append((k.count, KeyTable.prefix(k), rest))
-            if k.count > Self.scratchLimit {
-                flushScratch()
-                output.writeString(utf8: k, verbatim: verbatim)
-            } else {
-                JSONEscaping.writeString(k, verbatim: verbatim, to: &scratch)
-            }
+        case .null: return copyLiteral(0x6C6C_756E, count: 4)
+        case .bool(let b): return b ? copyLiteral(0x6575_7274, count: 4) : copyLiteral(0x65_736C_6166, count: 5)
+        case .number(let t): return copyNumber(t)
+        case .string(let s, let verbatim): return copyString(s, verbatim: verbatim)
+        case .startObject: return copyStartObject()
+        case .startArray: return copyStartArray()
+        case .key(let k, let verbatim): return copyKey(k, verbatim: verbatim)
+        case .endObject: return try copyEndObject()
+        case .endArray: return try copyEndArray()
+        }
+    }
+
+    // MARK: One event each (what `nextInContainer` does for it). They return whether the value is complete.
+
+    /// `null`, `true` or `false` (the first `count` bytes of `word`).
+    @inline(__always)
+    func copyLiteral(_ word: UInt64, count: Int) -> Bool {
+        scratch.reserve(9)
+        var p = scratch.end
+        p.pointee = UInt8(ascii: ",")
+        p += comma
+        UnsafeMutableRawPointer(p).storeBytes(of: word.littleEndian, as: UInt64.self)
+        scratch.end = p + count
+        comma = 1
+        return afterValue()
+    }
+
+    @inline(__always)
+    func copyNumber(_ t: UnsafeRawBufferPointer) -> Bool {
+        scratch.reserve(t.count + 1)
+        var p = scratch.end
+        p.pointee = UInt8(ascii: ",")
+        p += comma
+        ByteBuffer.copy(t, to: UnsafeMutableRawPointer(p))
+        scratch.end = p + t.count
+        comma = 1
+        return afterValue()
+    }
+
+    @inline(__always)
+    func copyString(_ s: UnsafeRawBufferPointer, verbatim: Bool) -> Bool {
+        if s.count > Self.scratchLimit {
+            // A big string goes straight to the output instead of growing the scratch buffer.
+            if comma != 0 { scratch.append(UInt8(ascii: ",")) }
+            flushScratch()
+            output.writeString(utf8: s, verbatim: verbatim)
+            flushed = output.bytes.count
+        } else if verbatim {
+            scratch.reserve(s.count + 3)
+            var p = scratch.end
+            p.pointee = UInt8(ascii: ",")
+            p += comma
+            p.pointee = 0x22
+            ByteBuffer.copy(s, to: UnsafeMutableRawPointer(p + 1))
+            (p + 1 + s.count).pointee = 0x22
+            scratch.end = p + s.count + 2
+        } else {
+            if comma != 0 { scratch.append(UInt8(ascii: ",")) }
+            scratch.appendEscaped(s)
+        }
+        comma = 1
+        return afterValue()
+    }
+
+    @inline(__always)
+    func copyKey(_ k: UnsafeRawBufferPointer, verbatim: Bool) -> Bool {
+        // Where the key's text starts (after its opening quote) in the value's text, and its length.
+        let start: Int, length: Int
+        if k.count > Self.scratchLimit {
+            if comma != 0 { scratch.append(UInt8(ascii: ",")) }
+            flushScratch()
+            output.writeString(utf8: k, verbatim: verbatim)
+            start = flushed + 1
+            length = output.bytes.count - start - 1
+            flushed = output.bytes.count
             scratch.append(UInt8(ascii: ":"))
-        case .endObject:
-            scratch.append(UInt8(ascii: "}"))
-            if !sawDuplicate && !keepFirstDuplicate && hasDuplicate(from: top.firstKey) { sawDuplicate = true }
-            longKeys.removeLast(longKeys.count - top.firstLongKeyByte)
-            keys.removeLast(keys.count - top.firstKey)
-            close()
-        case .endArray:
-            scratch.append(UInt8(ascii: "]"))
-            close()
+        } else if verbatim {
+            scratch.reserve(k.count + 4)
+            var p = scratch.end
+            p.pointee = UInt8(ascii: ",")
+            p += comma
+            p.pointee = 0x22
+            ByteBuffer.copy(k, to: UnsafeMutableRawPointer(p + 1))
+            (p + 1 + k.count).pointee = 0x22
+            (p + 2 + k.count).pointee = UInt8(ascii: ":")
+            start = flushed &+ (p + 1 - scratch.base)
+            length = k.count
+            scratch.end = p + k.count + 3
+        } else {
+            if comma != 0 { scratch.append(UInt8(ascii: ",")) }
+            let quote = scratch.count
+            scratch.appendEscaped(k)
+            start = flushed + quote + 1
+            length = scratch.count - quote - 2
+            scratch.append(UInt8(ascii: ":"))
         }
-        guard depth == 0 else {
-            if scratch.count >= Self.scratchLimit { flushScratch() }
-            return false
+        comma = 0
+        if checksDuplicates && !sawDuplicate { noteKey(k, start: start, length: length) }
+        return afterValue()
+    }
+
+    @inline(__always)
+    func copyStartObject() -> Bool {
+        scratch.reserve(2)
+        var p = scratch.end
+        p.pointee = UInt8(ascii: ",")
+        p += comma
+        p.pointee = UInt8(ascii: "{")
+        scratch.end = p + 1
+        openObject()
+        return afterValue()
+    }
+
+    @inline(__always)
+    func copyStartArray() -> Bool {
+        scratch.reserve(2)
+        var p = scratch.end
+        p.pointee = UInt8(ascii: ",")
+        p += comma
+        p.pointee = UInt8(ascii: "[")
+        scratch.end = p + 1
+        openArray()
+        return afterValue()
+    }
+
+    @inline(__always)
+    func copyEndObject() throws -> Bool {
+        scratch.append(UInt8(ascii: "}"))
+        comma = 1
+        if checksDuplicates && !sawDuplicate && keys.count - firstKey > Self.filteredKeys && hasDuplicate(from: firstKey) {
+            sawDuplicate = true
         }
+        keys.count = firstKey
+        openObjects -= 1
+        filter -= Self.filterWords
+        if openObjects > 0 { firstKey = frames.pop() }
+        depth -= 1
+        return depth == 0 ? try finish() : afterValue()
+    }
+
+    @inline(__always)
+    func copyEndArray() throws -> Bool {
+        scratch.append(UInt8(ascii: "]"))
+        comma = 1
+        depth -= 1
+        return depth == 0 ? try finish() : afterValue()
+    }
+
+    @inline(__always)
+    private func openArray() {
+        depth += 1
+        comma = 0
+    }
+
+    @inline(__always)
+    private func openObject() {
+        depth += 1
+        comma = 0
+        if openObjects > 0 { frames.push(firstKey) }
+        firstKey = keys.count
+        openObjects += 1
+        if openObjects > filterCapacity { growFilters() }
+        filter = filters + (openObjects - 1) * Self.filterWords
+        filter.update(repeating: 0, count: Self.filterWords)
+    }
+
+    @inline(never)
+    private func growFilters() {
+        let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: 2 * filterCapacity * Self.filterWords)
+        grown.moveUpdate(from: filters, count: filterCapacity * Self.filterWords)
+        filters.deallocate()
+        filters = grown
+        filterCapacity *= 2
+    }
+
+    /// An event inside the value (not its end): sends the scratch text on when it grew large.
+    @inline(__always)
+    private func afterValue() -> Bool {
+        if scratch.count >= Self.scratchLimit { flushScratch() }
+        return false
+    }
+
+    /// The value's last event.
+    private func finish() throws -> Bool {
         flushScratch()
         if sawDuplicate {
             // Canonical text re-parsed: duplicate keys collapse exactly as when the tree builder saw them.
@@ -298,6 +445,64 @@ final class CopySink: ValueSink {
         }
         kind = .value
         return true
+    }
+
+    /// Logs a key of the innermost object (`start`, `length`: its canonical text) and, among the object's first
+    /// `filteredKeys` keys, checks it against the earlier ones whose hash shares its filter bit.
+    @inline(__always)
+    private func noteKey(_ k: UnsafeRawBufferPointer, start: Int, length: Int) {
+        let h = Self.hash(k)
+        let index = keys.count
+        keys.push(KeyEntry(offset: start, length: length, hash: h))
+        guard index - firstKey < Self.filteredKeys else { return }
+        let word = Int(truncatingIfNeeded: h >> 60)
+        let bit: UInt64 = 1 << ((h >> 54) & 63)
+        let w = filter[word]
+        filter[word] = w | bit
+        if w & bit != 0 && matchesEarlierKey(index) { sawDuplicate = true }
+    }
+
+    @inline(never)
+    private func matchesEarlierKey(_ index: Int) -> Bool {
+        for j in firstKey..<index where sameKey(j, index) { return true }
+        return false
+    }
+
+    /// A hash of a decoded key: of its length and its first and last 8 bytes, read without a byte loop and
+    /// without reading outside the key.
+    @inline(__always)
+    private static func hash(_ k: UnsafeRawBufferPointer) -> UInt64 {
+        let n = k.count
+        var prefix: UInt64 = 0, suffix: UInt64 = 0
+        if let p = k.baseAddress {
+            if n >= 8 {
+                prefix = p.loadUnaligned(as: UInt64.self)
+                suffix = p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            } else if n >= 4 {
+                prefix = UInt64(p.loadUnaligned(as: UInt32.self))
+                suffix = UInt64(p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            } else if n > 0 {
+                prefix = UInt64(p.load(as: UInt8.self)) | UInt64(p.load(fromByteOffset: n >> 1, as: UInt8.self)) << 8
+                suffix = UInt64(p.load(fromByteOffset: n - 1, as: UInt8.self))
+            }
+        }
+        return ((prefix &* 0x9E37_79B9_7F4A_7C15) ^ suffix ^ UInt64(truncatingIfNeeded: n)) &* 0xBF58_476D_1CE4_E5B9
+    }
+
+    /// Where a key's canonical text is: in `scratch`, or (sent on already) in `out`, `output`'s bytes.
+    @inline(__always)
+    private func text(_ e: KeyEntry, in out: UnsafeRawBufferPointer) -> UnsafeRawPointer {
+        e.offset >= flushed ? UnsafeRawPointer(scratch.base + (e.offset - flushed)) : out.baseAddress! + e.offset
+    }
+
+    /// Whether two keys' canonical texts are equal (`a`, `b` of equal length).
+    private func sameText(_ a: KeyEntry, _ b: KeyEntry) -> Bool { compareText(a, b) == 0 }
+
+    private func compareText(_ a: KeyEntry, _ b: KeyEntry) -> Int32 {
+        if a.offset >= flushed && b.offset >= flushed {
+            return memcmp(scratch.base + (a.offset - flushed), scratch.base + (b.offset - flushed), a.length)
+        }
+        return output.bytes.withUnsafeBytes { memcmp(text(a, in: $0), text(b, in: $0), a.length) }
     }
 
     /// A reusable open-addressing table of key indexes, for the duplicate check of large objects. A slot is in use
@@ -321,9 +526,7 @@ final class CopySink: ValueSink {
     @inline(__always)
     private func sameKey(_ i: Int, _ j: Int) -> Bool {
         let a = keys[i], b = keys[j]
-        guard a.length == b.length && a.prefix == b.prefix else { return false }
-        guard a.length > 8 else { return true }
-        return memcmp(longKeys.base + a.rest, longKeys.base + b.rest, a.length - 8) == 0
+        return a.hash == b.hash && a.length == b.length && sameText(a, b)
     }
 
     private func hasDuplicateHashed(from first: Int) -> Bool {
@@ -340,15 +543,15 @@ final class CopySink: ValueSink {
         let mask = size - 1
         var probes = 0
         for i in first..<keys.count {
-            let h = (keys[i].prefix ^ UInt64(truncatingIfNeeded: keys[i].length)) &* 0x9E37_79B9_7F4A_7C15
+            let h = keys[i].hash
             var slot = Int(truncatingIfNeeded: h >> 32) & mask
             while table[slot].stamp == stamp {
                 if sameKey(Int(table[slot].key), i) { return true }
                 slot = (slot + 1) & mask
                 probes += 1
             }
-            // The hash reads only a key's length and first 8 bytes: keys made to share them would make this
-            // quadratic (200 000 such keys took a minute). Past a few probes per key, sort instead.
+            // The hash reads only a key's length and first and last 8 bytes: keys made to share them would make
+            // this quadratic (200 000 such keys took a minute). Past a few probes per key, sort instead.
             if probes > 4 * n { return hasDuplicateSorted(from: first) }
             table[slot] = (stamp, Int32(i))
         }
@@ -359,13 +562,55 @@ final class CopySink: ValueSink {
     private func hasDuplicateSorted(from first: Int) -> Bool {
         let order = (first..<keys.count).sorted { a, b in
             let x = keys[a], y = keys[b]
+            if x.hash != y.hash { return x.hash < y.hash }
             if x.length != y.length { return x.length < y.length }
-            if x.prefix != y.prefix { return x.prefix < y.prefix }
-            guard x.length > 8 else { return false }
-            return memcmp(longKeys.base + x.rest, longKeys.base + y.rest, x.length - 8) < 0
+            return compareText(x, y) < 0
         }
         for (a, b) in zip(order, order.dropFirst()) where sameKey(a, b) { return true }
         return false
+    }
+}
+
+/// A growable stack of plain values without copy-on-write checks (`CopySink`'s key log and object stack). Its
+/// owner frees it (`deallocate`).
+struct RawStack<Element> {
+    private var base: UnsafeMutablePointer<Element>
+    /// Elements in use. Lowering it drops the ones above (plain values: nothing to deinitialize).
+    var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    func deallocate() { base.deallocate() }
+
+    mutating func removeAll() { count = 0 }
+
+    @inline(__always)
+    subscript(i: Int) -> Element { base[i] }
+
+    @inline(__always)
+    mutating func push(_ e: Element) {
+        if _slowPath(count == capacity) { grow() }
+        (base + count).initialize(to: e)
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func pop() -> Element {
+        count -= 1
+        return base[count]
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        grown.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity *= 2
     }
 }
 
