@@ -165,7 +165,7 @@ struct ParseSkip {
     @inline(__always)
     func skipsMember(_ key: UnsafeRawBufferPointer, depth: Int) -> Bool {
         guard state.pointee.filterDepth == depth, let filter = state.pointee.filter,
-              filter._withUnsafeGuaranteedRef({ $0.table.index(of: key) }) == nil else { return false }
+              filter._withUnsafeGuaranteedRef({ $0.excludes(key) }) else { return false }
         skipNextValue()
         return true
     }

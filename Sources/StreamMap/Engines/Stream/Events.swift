@@ -207,9 +207,37 @@ struct KeyTable {
 }
 
 /// A key set that a consumer hands to `ParseSkip.filterKeys`: a class, so that the parser can hold it unretained.
+/// Most keys it does not hold are told apart by one bit of a 128-bit signature of the set's keys (a hash of a
+/// key's length and first 8 bytes), before any table is read.
 final class KeyFilter {
     let table: KeyTable
-    init(_ table: KeyTable) { self.table = table }
+    private let low: UInt64
+    private let high: UInt64
+
+    init(_ table: KeyTable) {
+        self.table = table
+        var low: UInt64 = 0, high: UInt64 = 0
+        for key in table.keys {
+            let bit = key.withUnsafeBytes { Self.bit($0) }
+            if bit < 64 { low |= 1 << bit } else { high |= 1 << (bit - 64) }
+        }
+        self.low = low
+        self.high = high
+    }
+
+    @inline(__always)
+    private static func bit(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        ((KeyTable.prefix(key) ^ UInt64(truncatingIfNeeded: key.count)) &* 0x9E37_79B9_7F4A_7C15) >> 57
+    }
+
+    /// Whether `key` is not one of the set's keys.
+    @inline(__always)
+    func excludes(_ key: UnsafeRawBufferPointer) -> Bool {
+        let bit = Self.bit(key)
+        let word = bit < 64 ? low : high
+        guard word & (1 << (bit & 63)) != 0 else { return true }
+        return table.index(of: key) == nil
+    }
 }
 
 /// The value at a prefix of source paths that continue below it (`user` for `user.id` and `user.screen_name`):
