@@ -50,28 +50,36 @@ public struct JSONWriter: Sendable, ByteAppending {
         JSONEscaping.writeString(raw, verbatim: verbatim, to: &self)
     }
 
-    private enum Frame {
-        case array([JSONValue], next: Int)
-        case object(JSONObject, next: Int)
-    }
-
     /// Writes a whole value without recursion (an explicit stack), so depth is bounded by memory, not the stack.
-    public mutating func write(_ value: JSONValue) {
-        var stack: [Frame] = []
+    public mutating func write(_ value: JSONValue) { appendValue(value) }
+}
+
+private enum ValueFrame {
+    case array([JSONValue], next: Int)
+    case object(JSONObject, next: Int)
+}
+
+extension ByteAppending {
+    /// The canonical text of a whole value, without recursion (an explicit stack), so depth is bounded by memory,
+    /// not the stack: what `JSONWriter.write` writes, for any byte destination.
+    mutating func appendValue(_ value: JSONValue) {
+        var stack: [ValueFrame] = []
         var current: JSONValue? = value
         while true {
             if let v = current {
                 current = nil
                 switch v {
-                case .null: writeNull()
-                case .bool(let b): writeBool(b)
-                case .number(let n): writeNumber(n)
-                case .string(let s): writeString(s)
+                case .null: appendNull()
+                case .bool(let b): appendBool(b)
+                case .number(let n):
+                    var text = n.text
+                    text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+                case .string(let s): appendString(s)
                 case .array(let a):
-                    bytes.append(UInt8(ascii: "["))
+                    append(UInt8(ascii: "["))
                     stack.append(.array(a, next: 0))
                 case .object(let o):
-                    bytes.append(UInt8(ascii: "{"))
+                    append(UInt8(ascii: "{"))
                     stack.append(.object(o, next: 0))
                 }
             }
@@ -79,25 +87,31 @@ public struct JSONWriter: Sendable, ByteAppending {
             switch top {
             case .array(let a, let next):
                 if next == a.count {
-                    bytes.append(UInt8(ascii: "]"))
+                    append(UInt8(ascii: "]"))
                 } else {
-                    if next > 0 { bytes.append(UInt8(ascii: ",")) }
+                    if next > 0 { append(UInt8(ascii: ",")) }
                     stack.append(.array(a, next: next + 1))
                     current = a[next]
                 }
             case .object(let o, let next):
                 if next == o.count {
-                    bytes.append(UInt8(ascii: "}"))
+                    append(UInt8(ascii: "}"))
                 } else {
-                    if next > 0 { bytes.append(UInt8(ascii: ",")) }
+                    if next > 0 { append(UInt8(ascii: ",")) }
                     let entry = o.entries[next]
-                    writeString(entry.key)
-                    bytes.append(UInt8(ascii: ":"))
+                    appendString(entry.key)
+                    append(UInt8(ascii: ":"))
                     stack.append(.object(o, next: next + 1))
                     current = entry.value
                 }
             }
         }
+    }
+
+    /// A string, quoted and escaped.
+    mutating func appendString(_ s: String) {
+        var s = s
+        s.withUTF8 { JSONEscaping.writeString(UnsafeRawBufferPointer($0), to: &self) }
     }
 }
 
@@ -234,16 +248,17 @@ enum JSONEscaping {
     }
 }
 
-/// A growable byte buffer without copy-on-write checks: the scratch space of a sink that writes a value event by
-/// event (`CopySink`). Its owner frees it (`deallocate`).
+/// A growable byte buffer without copy-on-write checks: the stream engine's sinks write their results into one
+/// each (`ValueSink.output`), and copies gather their text in one (`CopySink`). Its owner frees it
+/// (`deallocate`).
 struct ByteBuffer: ByteAppending {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
 
     init(capacity: Int = 4096) {
-        self.capacity = capacity
-        base = .allocate(capacity: capacity)
+        self.capacity = Swift.max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
     }
 
     func deallocate() { base.deallocate() }
@@ -378,4 +393,19 @@ struct ByteBuffer: ByteAppending {
         UnsafeMutableRawPointer(base + count).storeBytes(of: word.littleEndian, as: UInt64.self)
         count += n
     }
+}
+
+/// The canonical writer's calls on a byte buffer (a sink's result is written as `JSONWriter` would write it).
+extension ByteBuffer {
+    @inline(__always) mutating func writeRaw(_ byte: UInt8) { append(byte) }
+    @inline(__always) mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { append(raw) }
+    mutating func writeRaw(_ raw: [UInt8]) { raw.withUnsafeBytes { append($0) } }
+    mutating func writeNull() { appendNull() }
+    mutating func writeBool(_ b: Bool) { appendBool(b) }
+    /// A string event's text: quoted as it is when `verbatim` (see `JSONEvent.string`), escaped otherwise.
+    @inline(__always)
+    mutating func writeString(utf8 raw: UnsafeRawBufferPointer, verbatim: Bool) {
+        if verbatim { appendQuoted(raw) } else { appendEscaped(raw) }
+    }
+    mutating func write(_ value: JSONValue) { appendValue(value) }
 }

@@ -221,14 +221,7 @@ final class ObjectSink: ValueSink {
         super.init(mapper)
     }
 
-    /// The object's text as `writeLayout` assembles it (appending to a plain byte buffer is much cheaper than to
-    /// `output`'s array, which checks for sharing on every append), moved to `output` in one piece.
-    @exclusivity(unchecked) private var assembly = ByteBuffer(capacity: 1024)
-
-    deinit {
-        passThrough.deallocate()
-        assembly.deallocate()
-    }
+    deinit { passThrough.deallocate() }
 
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startArray = e {
@@ -392,24 +385,22 @@ final class ObjectSink: ValueSink {
     }
 
     private func writeLayout(_ layout: Layout) {
-        assembly.reset(keeping: 1 << 16)
         layout.text.withUnsafeBytes { text in
             var start = 0
             for piece in layout.pieces {
-                assembly.append(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
+                output.append(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
                 start = piece.end
                 if piece.slot >= 0 { writeSlot(piece.slot) }
             }
         }
-        output.writeRaw(assembly.bytes)
     }
 
     private func writeSlot(_ slot: Int) {
         let source = slotSource[slot]
         if let part = source.part {
-            fields[source.field].parts[part].bytes.withUnsafeBytes { assembly.append($0) }
+            fields[source.field].parts[part].bytes.withUnsafeBytes { output.append($0) }
         } else {
-            fieldResults[source.field]._withUnsafeGuaranteedRef { r in r.output.bytes.withUnsafeBytes { assembly.append($0) } }
+            fieldResults[source.field]._withUnsafeGuaranteedRef { r in output.append(r.output.bytes) }
         }
     }
 

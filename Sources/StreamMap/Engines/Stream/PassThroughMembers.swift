@@ -159,7 +159,7 @@ struct PassThroughMembers {
     /// The value of a member has been mapped by `sink`.
     mutating func add(key: Int32, from sink: ValueSink) {
         let start = values.count
-        sink.output.bytes.withUnsafeBytes { values.append($0) }
+        values.append(sink.output.bytes)
         let member = Member(key: key, value: start..<values.count, kind: sink.kind, errors: sink.errors)
         let k = Int(key)
         if memberOfKey[k].stamp == stamp {
@@ -193,7 +193,7 @@ struct PassThroughMembers {
     }
 
     /// Writes the members `collect` kept, each after a comma when `count` says members came before.
-    func write(to output: inout JSONWriter, count: inout Int) {
+    func write(to output: inout ByteBuffer, count: inout Int) {
         for p in passed {
             if count > 0 { output.writeRaw(UInt8(ascii: ",")) }
             let text = keys[Int(p.key)].text

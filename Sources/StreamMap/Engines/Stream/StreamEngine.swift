@@ -125,7 +125,7 @@ public struct StreamEngine: RecordEngine {
         }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
         guard root.kind != .absent else { return .rejected(.noOutput(warnings: root.errors)) }
-        root.output.bytes.withUnsafeBytes { writer.writeRaw($0) }
+        writer.writeRaw(root.output.bytes)
         return .mapped(warnings: root.errors)
     }
 }

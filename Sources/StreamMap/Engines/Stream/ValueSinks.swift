@@ -14,7 +14,8 @@ enum ResultKind { case absent, null, value }
 /// Subclasses stream containers instead, reproducing the tree semantics rule for rule.
 class ValueSink: EventConsumer {
     let mapper: Mapper
-    @exclusivity(unchecked) var output = JSONWriter()
+    /// The result's canonical text. The sink owns the buffer (a wrapper swaps buffers with its inner sink).
+    @exclusivity(unchecked) var output = ByteBuffer(capacity: 64)
     @exclusivity(unchecked) var errors: [MapError] = []
     @exclusivity(unchecked) var kind = ResultKind.absent
     /// Keep the mapped value as a `JSONValue` (fields with several destinations need it).
@@ -28,11 +29,13 @@ class ValueSink: EventConsumer {
 
     init(_ mapper: Mapper) { self.mapper = mapper }
 
+    deinit { output.deallocate() }
+
     var isFatal: Bool { errors.contains { $0.isFatal } }
 
     func clear() {
-        // A wrapper takes its inner sink's bytes by swapping buffers (`adopt`), so the inner one is often empty.
-        if !output.bytes.isEmpty { output.removeAll() }
+        // Back to a small buffer if one value made it huge.
+        output.reset(keeping: 1 << 20)
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
         kind = .absent
         if value != nil { value = nil }
@@ -99,9 +102,10 @@ class ValueSink: EventConsumer {
     /// Takes another sink's result (wrappers pass their inner result on without copying bytes).
     func adopt(_ inner: ValueSink) {
         swap(&output, &inner.output)
-        errors = inner.errors
+        // Most results have no errors and keep no value: nothing to count references of then.
+        if !(errors.isEmpty && inner.errors.isEmpty) { errors = inner.errors }
         kind = inner.kind
-        value = inner.value
+        if !(value == nil && inner.value == nil) { value = inner.value }
     }
 
     // MARK: Containers: materialize this subtree (subclasses stream instead)
@@ -191,7 +195,7 @@ final class CopySink: ValueSink {
     @inline(__always)
     private func flushScratch() {
         output.writeRaw(scratch.bytes)
-        flushed = output.bytes.count
+        flushed = output.count
         scratch.removeAll()
     }
 
@@ -210,7 +214,7 @@ final class CopySink: ValueSink {
         }
         sawDuplicate = false
         scratch.reset(keeping: 1 << 18)
-        flushed = output.bytes.count
+        flushed = output.count
         keys.removeAll()
         frames.removeAll()
         openObjects = 0
@@ -295,7 +299,7 @@ final class CopySink: ValueSink {
             if comma != 0 { scratch.append(UInt8(ascii: ",")) }
             flushScratch()
             output.writeString(utf8: s, verbatim: verbatim)
-            flushed = output.bytes.count
+            flushed = output.count
         } else if verbatim {
             scratch.reserve(s.count + 3)
             var p = scratch.end
@@ -322,8 +326,8 @@ final class CopySink: ValueSink {
             flushScratch()
             output.writeString(utf8: k, verbatim: verbatim)
             start = flushed + 1
-            length = output.bytes.count - start - 1
-            flushed = output.bytes.count
+            length = output.count - start - 1
+            flushed = output.count
             scratch.append(UInt8(ascii: ":"))
         } else if verbatim {
             scratch.reserve(k.count + 4)
@@ -502,7 +506,7 @@ final class CopySink: ValueSink {
         if a.offset >= flushed && b.offset >= flushed {
             return memcmp(scratch.base + (a.offset - flushed), scratch.base + (b.offset - flushed), a.length)
         }
-        return output.bytes.withUnsafeBytes { memcmp(text(a, in: $0), text(b, in: $0), a.length) }
+        return memcmp(text(a, in: output.bytes), text(b, in: output.bytes), a.length)
     }
 
     /// A reusable open-addressing table of key indexes, for the duplicate check of large objects. A slot is in use
