@@ -29,7 +29,12 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible, Expressible
     public static let root = JSONPath()
     public var isRoot: Bool { components.isEmpty }
 
-    public func prepending(_ prefix: JSONPath) -> JSONPath { JSONPath(prefix.components + components) }
+    public func prepending(_ prefix: JSONPath) -> JSONPath {
+        // Errors mostly sit at the root of what reports them: no new array then.
+        if components.isEmpty { return prefix }
+        if prefix.components.isEmpty { return self }
+        return JSONPath(prefix.components + components)
+    }
     public func prepending(_ c: PathComponent) -> JSONPath { JSONPath([c] + components) }
 
     /// RFC 6901: `~` → `~0`, `/` → `~1`.

@@ -21,9 +21,19 @@ final class ObjectSink: ValueSink {
         let path: KeyPath
         let input: FieldInput
         let hops: [(node: RouteNode, child: Int)]
+        /// The path as keys (what `walkedPath` is unless the walk went through an array), built once.
+        let keyPath: JSONPath
+
+        init(path: KeyPath, input: FieldInput, hops: [(node: RouteNode, child: Int)]) {
+            self.path = path
+            self.input = input
+            self.hops = hops
+            keyPath = JSONPath(path.steps.map { .key($0) })
+        }
 
         /// The path actually walked (indexes where the walk went through arrays), or the path as keys if absent.
         func walkedPath() -> JSONPath {
+            guard input.found, hops.contains(where: { $0.node.viaArray[$0.child] }) else { return keyPath }
             var components: [PathComponent] = [.key(path.steps[0])]
             for (i, step) in path.steps.dropFirst().enumerated() {
                 if input.found, hops[i].node.viaArray[hops[i].child], let index = KeyPath.arrayIndex(step) {
@@ -335,6 +345,16 @@ final class ObjectSink: ValueSink {
     /// errors (most records have none).
     private func collectErrors(_ fi: Int, into errs: inout [MapError]) {
         let plan = fields[fi]
+        if plan.sources.count == 1 && plan.destinationPaths.count == 1 {
+            // One source and one destination (most fields): each error's paths go below them.
+            let source = plan.sources[0].walkedPath(), destination = plan.destinationPaths[0]
+            for var e in plan.result.errors {
+                e.sourcePath = e.sourcePath.prepending(source)
+                e.destinationPath = e.destinationPath.prepending(destination)
+                errs.append(e)
+            }
+            return
+        }
         let sourcePaths = plan.sources.map { $0.walkedPath() }
         for var e in plan.result.errors {
             e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)

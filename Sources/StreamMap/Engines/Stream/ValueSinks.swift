@@ -652,7 +652,7 @@ final class NotNullSink: ValueSink {
     override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
     private func finish() -> Bool {
         if inner.errors.isEmpty && inner.kind != .value {
-            setResult(.failure(MapError(.required, "value is required, found \(inner.kind == .null ? "null" : "absent")")))
+            setResult(.failure(MapError(.required, inner.kind == .null ? "value is required, found null" : "value is required, found absent")))
         } else {
             adopt(inner)
         }
