@@ -719,3 +719,49 @@ struct EpochTextTests {
         #expect(checked > 30_000)
     }
 }
+
+@Suite("Twitter dates")
+struct TwitterDateTests {
+    /// The named `twitter` format reads its tokens in code (`NamedDateFormat.parseTwitter`) instead of through the
+    /// pattern's token loop: both must agree on every input — well-formed dates of every month, weekday, zone and
+    /// day-of-month edge, and each of them with one byte changed, dropped or added.
+    @Test func unrolledReadMatchesThePattern() {
+        var rng = SystemRandomNumberGenerator()
+        let weekdays = ["Sun", "Mon", "tue", "WED", "Thu", "Fri", "Sat", "Xyz"]
+        let months = ["Jan", "Feb", "mar", "APR", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Foo"]
+        let zones = ["+0000", "-0500", "+2359", "+2400", "-0060", "Z", "+05", "+05:30"]
+        let alphabet = Array("0123456789 :+-ZaAjJn\u{00}x".utf8)
+        var inputs: [[UInt8]] = []
+        for _ in 0..<3000 {
+            let day = Int.random(in: 0...32, using: &rng), year = Int.random(in: 0...9999, using: &rng)
+            func padded(_ n: Int, _ width: Int) -> String {
+                String(repeating: "0", count: max(0, width - String(n).count)) + String(n)
+            }
+            let time = [Int.random(in: 0...24, using: &rng), Int.random(in: 0...60, using: &rng),
+                        Int.random(in: 0...60, using: &rng)].map { padded($0, 2) }.joined(separator: ":")
+            let text = "\(weekdays.randomElement(using: &rng)!) \(months.randomElement(using: &rng)!) \(padded(day, 2)) "
+                + "\(time) \(zones.randomElement(using: &rng)!) \(padded(year, 4))"
+            let bytes = Array(text.utf8)
+            inputs.append(bytes)
+            var changed = bytes
+            let i = Int.random(in: 0..<changed.count, using: &rng)
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: changed[i] = alphabet.randomElement(using: &rng)!
+            case 1: changed.remove(at: i)
+            default: changed.insert(alphabet.randomElement(using: &rng)!, at: i)
+            }
+            inputs.append(changed)
+        }
+        inputs += ["", "Tue", "Tue Feb 29 12:00:00 +0000 2024", "Tue Feb 29 12:00:00 +0000 2023",
+                   "Tue Feb 01 23:43:02 +0000 2022 ", " Tue Feb 01 23:43:02 +0000 2022"].map { Array($0.utf8) }
+        var parsed = 0
+        for input in inputs {
+            let (fast, pattern) = input.withUnsafeBufferPointer {
+                (NamedDateFormat.parseTwitter($0), NamedDateFormat.twitterFormat.parse(bytes: $0))
+            }
+            #expect(fast == pattern, "\(String(decoding: input, as: UTF8.self))")
+            if fast != nil { parsed += 1 }
+        }
+        #expect(parsed > 500, "the inputs must include many valid dates")
+    }
+}

@@ -493,9 +493,32 @@ public enum NamedDateFormat: String, Sendable, CaseIterable {
         case .rfc3339: TimestampSupport.parseISO(bytes, fraction: .none)
         case .rfc3339Milliseconds: TimestampSupport.parseISO(bytes, fraction: .exactly3)
         case .rfc822: Self.rfc822Inputs.lazy.compactMap { $0.parse(bytes: bytes) }.first
-        case .twitter: Self.twitterFormat.parse(bytes: bytes)
+        case .twitter: Self.parseTwitter(bytes)
         case .dotnet: TimestampSupport.parseDotNet(bytes)
         }
+    }
+
+    /// `twitterFormat`'s parse, its tokens read one after another in code instead of through the token loop (a
+    /// stream of tweets parses one such date per record): `EEE`, ` `, `MMM`, ` `, `dd`, ` `, `HH`, `:`, `mm`,
+    /// `:`, `ss`, ` `, `Z`, ` `, `yyyy`, the end. The same reads, in the same order, so the same result.
+    static func parseTwitter(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        typealias Names = TimestampSupport.Names
+        let space = UInt8(ascii: " "), colon = UInt8(ascii: ":")
+        var c = TimestampSupport.Cursor(bytes)
+        var f = TimestampSupport.Fields()
+        guard c.consumeName(in: Names.shortWeekdays) != nil, c.consume(space),
+              let month = c.consumeName(in: Names.shortMonths), c.consume(space),
+              c.readField(padded: true, in: 1...31, into: &f.day), c.consume(space),
+              c.readField(padded: true, in: 0...23, into: &f.hour), c.consume(colon),
+              c.readField(padded: true, in: 0...59, into: &f.minute), c.consume(colon),
+              c.readField(padded: true, in: 0...59, into: &f.second), c.consume(space),
+              let offset = c.zoneOffset(.basic), c.consume(space),
+              let year = c.digits(min: 4, max: 4)?.value, c.isAtEnd
+        else { return nil }
+        f.month = month + 1
+        f.offsetSeconds = offset
+        f.year = year
+        return f.timestamp(defaultOffsetSeconds: twitterFormat.timeZoneOffsetSeconds)
     }
 
     /// Formats `t` in UTC; `nil` when the year is outside `0...9999` or the format cannot represent `t`
@@ -516,7 +539,8 @@ public enum NamedDateFormat: String, Sendable, CaseIterable {
     private static let rfc3339Output = compiled("yyyy'-'MM'-'dd'T'HH':'mm':'ssZ")
     private static let rfc3339MillisecondsOutput = compiled("yyyy'-'MM'-'dd'T'HH':'mm':'ss.SSSZ")
     private static let rfc822Output = compiled("EEE, dd MMM yyyy HH:mm:ss Z")
-    private static let twitterFormat = compiled("EEE MMM dd HH:mm:ss Z yyyy")
+    /// What `parseTwitter` reads, and what `format` writes.
+    static let twitterFormat = compiled("EEE MMM dd HH:mm:ss Z yyyy")
     /// Hydrant's RFC 822 variants, most specific first.
     private static let rfc822Inputs = [
         "EEE, d MMM yyyy HH:mm:ss zzz", "EEE, d MMM yyyy HH:mm zzz", "EEE, d MMM yyyy HH:mm:ss", "EEE, d MMM yyyy HH:mm",
