@@ -6,6 +6,9 @@ protocol RecordHandler: RecordSegmentSink {
     /// A whole record; `framingError` is set for a record that is the rest of a malformed input (see
     /// `RecordFramer.finishReportingFramingErrors`), which must be rejected whatever its bytes are.
     mutating func wholeRecord(_ bytes: UnsafeRawBufferPointer, at location: RecordLocation, framingError: JSONSyntaxError?)
+    /// The bytes of the chunk fed last are about to be read over or released: pieces of an unfinished record
+    /// that the handler only pointed at must be copied now.
+    mutating func chunkEnds()
 }
 
 /// Cuts one input into records with the chosen framing.
@@ -49,6 +52,7 @@ struct InputFraming {
         }
         if segmenter != nil {
             segmenter!.feed(chunk, into: &handler)
+            handler.chunkEnds()
         } else {
             framer!.feed(chunk) { record, location in handler.wholeRecord(record, at: location, framingError: nil) }
         }

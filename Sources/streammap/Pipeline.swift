@@ -57,6 +57,12 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
     /// that hands them on, so they are copied).
     var kept: [UInt8] = []
     let keepLimit: Int
+    /// The current record's one piece so far, still in the read buffer. A record that ends in the chunk it began
+    /// in (nearly all) is mapped from there as a whole record, not copied piece by piece into the engine; the
+    /// piece is handed to the engine only when the record goes on into the next chunk (`handPieceToEngine`).
+    private var waitingPiece: UnsafeRawBufferPointer?
+    /// The current record's bytes go to the engine piece by piece (`beginRecord` was called).
+    var recordInEngine = false
     private var readBuffer = [UInt8](repeating: 0, count: 1 << 18)
 
     /// With more than one job: the batches and the workers (nil: every record is mapped by `engine`, here).
@@ -171,13 +177,36 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
         guard !skippingRecord else { return }
         self.location = location
         recordLength = 0
+        waitingPiece = nil
+        recordInEngine = false
         if let parallel {
             batching = true
             parallel.current.beginRecord()
             return
         }
         kept.removeAll(keepingCapacity: kept.capacity <= 1 << 20)
+    }
+
+    mutating func chunkEnds() {
+        if waitingPiece != nil { handPieceToEngine() }
+    }
+
+    /// The record goes to the engine piece by piece from now on, starting with the piece that was waiting (its
+    /// chunk is about to be read over).
+    private mutating func handPieceToEngine() {
+        guard !recordInEngine else { return }
+        recordInEngine = true
         engine.beginRecord()
+        if let piece = waitingPiece {
+            waitingPiece = nil
+            engine.continueRecord(piece)
+            keep(piece)
+        }
+    }
+
+    private mutating func keep(_ bytes: UnsafeRawBufferPointer) {
+        let room = keepLimit - kept.count
+        if room > 0 { kept.append(contentsOf: bytes.prefix(room)) }
     }
 
     mutating func recordContinues(_ bytes: UnsafeRawBufferPointer) {
@@ -188,9 +217,13 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
             if recordLength > parallel!.longRecordBytes { streamLongRecord() }
             return
         }
+        if !recordInEngine && waitingPiece == nil {
+            waitingPiece = bytes
+            return
+        }
+        handPieceToEngine()
         engine.continueRecord(bytes)
-        let room = keepLimit - kept.count
-        if room > 0 { kept.append(contentsOf: bytes.prefix(room)) }
+        keep(bytes)
     }
 
     mutating func recordEnds() {
@@ -202,6 +235,15 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
             return
         }
         let mark = output.writer.bytes.count
+        if !recordInEngine, let piece = waitingPiece {
+            // The whole record is in the read buffer.
+            waitingPiece = nil
+            let outcome = engine.map(record: piece, into: &output.writer)
+            handle(outcome, mark: mark, record: UnsafeRawBufferPointer(rebasing: piece.prefix(max(keepLimit, 0))),
+                   input: inputName, location: location, totalBytes: recordLength)
+            return
+        }
+        handPieceToEngine()
         let outcome = engine.endRecord(into: &output.writer)
         let k = kept
         k.withUnsafeBytes { handle(outcome, mark: mark, record: $0, input: inputName, location: location, totalBytes: recordLength) }

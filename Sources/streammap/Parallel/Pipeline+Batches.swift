@@ -55,6 +55,7 @@ extension Pipeline {
         kept.removeAll(keepingCapacity: kept.capacity <= 1 << 20)
         kept.append(contentsOf: start.prefix(keepLimit))
         engine.beginRecord()
+        recordInEngine = true
         start.withUnsafeBytes { engine.continueRecord($0) }
     }
 
