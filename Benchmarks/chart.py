@@ -47,7 +47,8 @@ def write_svg(data, path):
             out.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s" rx="2"/>' % (label_w, y + 4, w, row_h - 8, COLORS[kind]))
             note = "%.1f MB/s" % t["mb_per_s"]
             if base.get(key) and t["role"] not in ("ceiling", "baseline"):
-                note += " · %.2f× %s" % (t["mb_per_s"] / base[key], "ceiling" if key == "mapping" else "yajl_gen")
+                vs = t.get("vs_base") or t["mb_per_s"] / base[key]  # paired per round (compare.py), else MB/s
+                note += " · %.2f× %s" % (vs, "ceiling" if key == "mapping" else "yajl_gen")
             if t.get("peak_rss_mib") == t.get("peak_rss_mib"):  # not NaN
                 note += " · %.0f MiB" % t["peak_rss_mib"]
             if t.get("correct") is False:

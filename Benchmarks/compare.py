@@ -6,7 +6,8 @@
 
 Every tool runs once per round, interleaved (the order rotates each round, so a slow moment of a shared machine
 hits different tools), wrapped in /usr/bin/time for its peak RSS. MB/s is the corpus size (10^6 bytes) over the
-median wall time. Each mapper's output is then checked against streammap's stream engine, record by record: same
+median wall time; a ratio between two tools is the median over rounds of their time ratio in the same round
+(pairing runs of one round cancels a shared machine's drift). Each mapper's output is then checked against streammap's stream engine, record by record: same
 records rejected, same values (both sides parsed with Python, ints exact), precision loss flagged. Writes
 comparison.md, comparison.json and comparison.svg (chart.py) into --out.
 """
@@ -404,11 +405,19 @@ def write_report(a, tools, size, out_dir):
         t.median = statistics.median(t.times) if t.times else float("nan")
         t.mbps = mb / t.median if t.times else 0.0
         t.rss_mib = max(t.rss_kib) / 1024 if t.rss_kib else float("nan")
-    ceiling = by["yajl-noop"].mbps
-    gen = by["yajl-gen"].mbps if "yajl-gen" in by else None
+    def paired(t, base):
+        """How many times faster `t` ran than `base`: the median over rounds of the two tools' time ratio in the
+        same round. A shared machine drifts between fast and slow spells; pairing runs of one round cancels
+        most of it, where a ratio of two medians can pair a fast spell of one tool with a slow one of the other."""
+        if not base or not t.times or len(t.times) != len(base.times):
+            return None
+        return statistics.median(b / x for b, x in zip(base.times, t.times))
 
     def ratio(key, base):
-        return by[key].mbps / base.mbps if key in by and base and base.mbps else None
+        return paired(by[key], base) if key in by else None
+
+    noop = by["yajl-noop"]
+    gen = by.get("yajl-gen")
 
     ratios = {
         "stream_vs_ceiling": ratio("streammap-stream", by["yajl-noop"]),
@@ -424,7 +433,8 @@ def write_report(a, tools, size, out_dir):
     L.append("")
     L.append("Produced by `%s` on %s. **Absolute figures vary by machine and load; the ratios, measured in one "
              "run with the tools interleaved, are what compares.** MB = 10^6 bytes of input; MB/s = corpus size / "
-             "median wall time of %d rounds; peak RSS = the largest of the rounds (`/usr/bin/time -f %%M`)." % (a.command, now, a.rounds))
+             "median wall time of %d rounds; a ratio (×) = the median over rounds of the two tools' time ratio in the "
+             "same round; peak RSS = the largest of the rounds (`/usr/bin/time -f %%M`)." % (a.command, now, a.rounds))
     L.append("")
     L.append("- Machine: %s, %d cores, %s; %s" % (cpu_model(), os.cpu_count() or 0, platform.platform(), sh(["swift", "--version"]).split("\n")[0]))
     L.append("- Corpus: %s" % (a.corpus_summary or "%d bytes" % size))
@@ -437,14 +447,14 @@ def write_report(a, tools, size, out_dir):
     L.append("| tool | MB/s | × yajl no-op ceiling | median s | peak RSS MiB | output correct? |")
     L.append("|---|---:|---:|---:|---:|---|")
     for t in sorted([t for t in tools if t.group == "mapping"], key=lambda t: -t.mbps):
-        L.append("| %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(t.mbps / ceiling), fmt(t.median, 3), fmt(t.rss_mib, 1), t.check or "not checked"))
+        L.append("| %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(paired(t, noop)), fmt(t.median, 3), fmt(t.rss_mib, 1), t.check or "not checked"))
     L.append("")
     L.append("## Identity mapping (`{\"mapper\":\"identity\"}`: every value re-emitted)")
     L.append("")
     L.append("| tool | MB/s | × yajl_gen re-emit | × yajl no-op ceiling | median s | peak RSS MiB | output correct? |")
     L.append("|---|---:|---:|---:|---:|---:|---|")
     for t in sorted([t for t in tools if t.group == "identity"], key=lambda t: -t.mbps):
-        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(t.mbps / gen) if gen else "–", fmt(t.mbps / ceiling),
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(paired(t, gen)) if gen else "–", fmt(paired(t, noop)),
                                                           fmt(t.median, 3), fmt(t.rss_mib, 1), t.check or "not checked"))
     L.append("")
     L.append("## Ratios against the targets (issue #5)")
@@ -500,6 +510,7 @@ def write_report(a, tools, size, out_dir):
         "machine": {"cpu": cpu_model(), "cores": os.cpu_count()},
         "ratios": ratios,
         "tools": [{"key": t.key, "label": t.label, "group": t.group, "role": t.role, "mb_per_s": t.mbps, "median_s": t.median,
+                   "vs_base": paired(t, noop if t.group == "mapping" else gen),
                    "times_s": t.times, "peak_rss_mib": t.rss_mib, "correct": t.ok, "check": t.check, "details": t.details} for t in tools],
     }
     with open(os.path.join(out_dir, "comparison.json"), "w") as f:
