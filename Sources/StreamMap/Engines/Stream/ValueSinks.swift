@@ -356,26 +356,27 @@ final class CopySink: ValueSink {
 
     @inline(__always)
     func copyStartObject() -> Bool {
-        scratch.reserve(2)
-        var p = scratch.end
-        p.pointee = UInt8(ascii: ",")
-        p += comma
-        p.pointee = UInt8(ascii: "{")
-        scratch.end = p + 1
+        writeOpening(UInt8(ascii: "{"))
         openObject()
         return afterValue()
     }
 
     @inline(__always)
     func copyStartArray() -> Bool {
+        writeOpening(UInt8(ascii: "["))
+        openArray()
+        return afterValue()
+    }
+
+    /// A comma when one is due (written always, kept only then), and the container's opening bracket.
+    @inline(__always)
+    private func writeOpening(_ bracket: UInt8) {
         scratch.reserve(2)
         var p = scratch.end
         p.pointee = UInt8(ascii: ",")
         p += comma
-        p.pointee = UInt8(ascii: "[")
+        p.pointee = bracket
         scratch.end = p + 1
-        openArray()
-        return afterValue()
     }
 
     @inline(__always)
