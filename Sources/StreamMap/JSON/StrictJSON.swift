@@ -10,7 +10,7 @@
 ///
 /// The scanner does not track where strings begin and end: outside a string, a backslash or a non-ASCII byte is a
 /// syntax error anyway, which yajl reports first (it parses everything before a violation, see
-/// `YajlParserCore.feed`). So only three kinds of byte stop it — non-ASCII, control and `\` — and the rest of
+/// `YajlParserBase.feed`). So only three kinds of byte stop it — non-ASCII, control and `\` — and the rest of
 /// the input is skipped 64 bytes at a time (`skipPlain`). Runs of multi-byte characters and of escapes are checked
 /// in place, the common cases with bit tricks on one word (`twoThreeByteCharacters`, `commonCharacter`,
 /// `hexDigits`) and the rest exactly by the tables. It keeps its state across chunks, so the verdict does not
