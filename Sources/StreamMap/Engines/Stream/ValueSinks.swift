@@ -149,8 +149,9 @@ final class CopySink: ValueSink {
     @exclusivity(unchecked) private var depth = 0
     /// 1 when the next member or element of the innermost container needs a `,` before it, else 0.
     @exclusivity(unchecked) private var comma = 0
-    /// Canonical text on its way to `output`, gathered in up to `scratchLimit` bytes (appending to a plain byte
-    /// buffer is much cheaper than to `output`'s array, which checks for sharing on every append).
+    /// Canonical text on its way to `output`, gathered in up to `scratchLimit` bytes and moved there in blocks.
+    /// (It was cheaper than appending to `output` when that was an array; now that `output` is a byte buffer too,
+    /// the events could be written there directly, saving the move.)
     @exclusivity(unchecked) private var scratch = ByteBuffer()
     private static let scratchLimit = 1 << 16
 
