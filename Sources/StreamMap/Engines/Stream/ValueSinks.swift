@@ -302,14 +302,7 @@ final class CopySink: ValueSink {
             output.writeString(utf8: s, verbatim: verbatim)
             flushed = output.count
         } else if verbatim {
-            scratch.reserve(s.count + 3)
-            var p = scratch.end
-            p.pointee = UInt8(ascii: ",")
-            p += comma
-            p.pointee = 0x22
-            ByteBuffer.copy(s, to: UnsafeMutableRawPointer(p + 1))
-            (p + 1 + s.count).pointee = 0x22
-            scratch.end = p + s.count + 2
+            _ = writeQuoted(s, room: 0)
         } else {
             if comma != 0 { scratch.append(UInt8(ascii: ",")) }
             scratch.appendEscaped(s)
@@ -331,17 +324,11 @@ final class CopySink: ValueSink {
             flushed = output.count
             scratch.append(UInt8(ascii: ":"))
         } else if verbatim {
-            scratch.reserve(k.count + 4)
-            var p = scratch.end
-            p.pointee = UInt8(ascii: ",")
-            p += comma
-            p.pointee = 0x22
-            ByteBuffer.copy(k, to: UnsafeMutableRawPointer(p + 1))
-            (p + 1 + k.count).pointee = 0x22
-            (p + 2 + k.count).pointee = UInt8(ascii: ":")
-            start = flushed &+ (p + 1 - scratch.base)
+            let text = writeQuoted(k, room: 1)
+            scratch.end.pointee = UInt8(ascii: ":")
+            scratch.end += 1
+            start = flushed &+ (text - scratch.base)
             length = k.count
-            scratch.end = p + k.count + 3
         } else {
             if comma != 0 { scratch.append(UInt8(ascii: ",")) }
             let quote = scratch.count
@@ -367,6 +354,21 @@ final class CopySink: ValueSink {
         writeOpening(UInt8(ascii: "["))
         openArray()
         return afterValue()
+    }
+
+    /// A comma when one is due (written always, kept only then), `"`, text that needs no escaping, `"`, with
+    /// room for `extra` more bytes: where the text starts.
+    @inline(__always)
+    private func writeQuoted(_ text: UnsafeRawBufferPointer, room extra: Int) -> UnsafeMutablePointer<UInt8> {
+        scratch.reserve(text.count + 3 + extra)
+        var p = scratch.end
+        p.pointee = UInt8(ascii: ",")
+        p += comma
+        p.pointee = 0x22
+        ByteBuffer.copy(text, to: UnsafeMutableRawPointer(p + 1))
+        (p + 1 + text.count).pointee = 0x22
+        scratch.end = p + text.count + 2
+        return p + 1
     }
 
     /// A comma when one is due (written always, kept only then), and the container's opening bracket.
