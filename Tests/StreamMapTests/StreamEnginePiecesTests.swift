@@ -98,8 +98,12 @@ struct CopySinkTests {
             #"{"abcdefgh":1,"abcdefgh":2}"#,  // exactly 8 bytes
             #"{"a":{"b":1,"b":[1,{"c":2,"c":3}]},"a":0}"#,
             #"{"\u00e9l\u00e8ve-long-key":1,"élève-long-key":2}"#,  // escaped and raw spellings of one key
-            "{" + (0..<30).map { #""key-number-\#($0 % 20)":\#($0)"# }.joined(separator: ",") + "}",  // hashed check
+            "{" + (0..<30).map { #""key-number-\#($0 % 20)":\#($0)"# }.joined(separator: ",") + "}",
             "{" + (0..<30).map { #""key-number-\#($0)":\#($0)"# }.joined(separator: ",") + "}",
+            // Past the first 64 keys of an object only the whole-object check at its end finds a duplicate.
+            "{" + (0..<100).map { #""key-number-\#($0 == 90 ? 80 : $0)":\#($0)"# }.joined(separator: ",") + "}",
+            "{" + (0..<100).map { #""key-number-\#($0 == 99 ? 3 : $0)":\#($0)"# }.joined(separator: ",") + "}",
+            "{" + (0..<100).map { #""key-number-\#($0)":\#($0)"# }.joined(separator: ",") + "}",
             #"{"s":""# + big + #"","t":[""# + big + #""]}"#,
             #"{""# + longKey + #"":1,"a":2,""# + longKey + #"":3}"#,
             "[" + (0..<5000).map { #"{"n":\#($0),"v":"\#($0)"}"# }.joined(separator: ",") + "]",  // past the scratch limit
