@@ -29,17 +29,14 @@ final class Console {
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// `streammap: <message>`, escaped.
+    /// `streammap: <message>`, escaped (`appendEscaped`).
     func error(_ message: String) {
         clearProgress()
-        guard !immediate else {
-            write(Array(("streammap: " + Self.escape(message) + "\n").utf8))
-            return
-        }
         pending.append(contentsOf: Self.prefix)
-        pending.append(contentsOf: Self.escape(message).utf8)
+        var m = message
+        m.withUTF8 { Self.appendEscaped($0, to: &pending) }
         pending.append(0x0A)
-        if pending.count >= Self.blockSize { flush() }
+        if immediate || pending.count >= Self.blockSize { flush() }
     }
 
     private static let prefix = Array("streammap: ".utf8)
@@ -91,7 +88,8 @@ final class Console {
         out.append(0x0A)
     }
 
-    /// `bytes` (valid UTF-8) escaped as `escape(_:)` escapes text: U+0000–U+001F and U+007F–U+009F as `\u00XX`.
+    /// `bytes` (valid UTF-8) with control characters escaped, so that a message never drives the terminal:
+    /// U+0000–U+001F and U+007F–U+009F as `\u00XX` (a backslash stays as it is).
     /// As a JSON Pointer step (`pointerStep`), also `~` → `~0` and `/` → `~1` (RFC 6901).
     static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], pointerStep: Bool = false) {
         var runStart = 0
@@ -198,26 +196,6 @@ final class Console {
         }
         pending += bytes
         if pending.count >= Self.blockSize { flush() }
-    }
-
-    /// Control characters (U+0000–U+001F, U+007F–U+009F) as `\u00XX`; a backslash stays as it is.
-    static func escape(_ s: String) -> String {
-        // Most messages have nothing to escape: U+007F–U+009F are 0x7F or 0xC2 0x80–0x9F in UTF-8.
-        let plain = s.utf8.withContiguousStorageIfAvailable { bytes in
-            !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }
-        }
-        if plain ?? !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) { return s }
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for u in s.unicodeScalars {
-            if u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0) {
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-        return out
     }
 
     /// `strerror(errno)` as a string.

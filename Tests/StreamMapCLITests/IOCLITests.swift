@@ -49,6 +49,14 @@ struct IOCLITests {
         #expect(r.status == 3)
     }
 
+    /// Messages that are not about a record go through the same escaping: a control character in a file name
+    /// cannot drive the terminal.
+    @Test func aMissingFileWithControlCharactersInItsName() throws {
+        let r = try CLI.run(["/nonexistent/x\u{1B}[31m\u{85}é.ndjson"])
+        #expect(r.stderr == "streammap: /nonexistent/x\\u001b[31m\\u0085é.ndjson: No such file or directory\n")
+        #expect(r.status == 3)
+    }
+
     @Test func anUnreadableFile() throws {
         let file = try CLI.temporaryFile("{\"a\":1}\n", name: "secret.ndjson")
         chmod(file, 0)
