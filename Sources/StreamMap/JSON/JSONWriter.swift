@@ -37,10 +37,7 @@ public struct JSONWriter: Sendable, ByteAppending {
     public mutating func writeBool(_ b: Bool) { appendBool(b) }
     public mutating func writeNumber(_ n: JSONNumber) { bytes.append(contentsOf: n.text.utf8) }
 
-    public mutating func writeString(_ s: String) {
-        var s = s
-        s.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
-    }
+    public mutating func writeString(_ s: String) { appendString(s) }
 
     /// Writes a quoted, escaped string from bytes that are already known to be valid UTF-8.
     public mutating func writeString(utf8 raw: UnsafeRawBufferPointer) { JSONEscaping.writeString(raw, to: &self) }
@@ -399,7 +396,6 @@ struct ByteBuffer: ByteAppending {
 extension ByteBuffer {
     @inline(__always) mutating func writeRaw(_ byte: UInt8) { append(byte) }
     @inline(__always) mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { append(raw) }
-    mutating func writeRaw(_ raw: [UInt8]) { raw.withUnsafeBytes { append($0) } }
     mutating func writeNull() { appendNull() }
     mutating func writeBool(_ b: Bool) { appendBool(b) }
     /// A string event's text: quoted as it is when `verbatim` (see `JSONEvent.string`), escaped otherwise.
