@@ -178,7 +178,13 @@ struct KeyTable {
 
     @inline(__always)
     private static func slot(_ prefix: UInt64, _ length: Int, mask: Int) -> Int {
-        Int(truncatingIfNeeded: ((prefix ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+        Int(truncatingIfNeeded: hash(prefix, length) >> 32) & mask
+    }
+
+    /// A key's length and first 8 bytes (`prefix`) mixed into one word: its high bits pick a slot or a bit.
+    @inline(__always)
+    static func hash(_ prefix: UInt64, _ length: Int) -> UInt64 {
+        (prefix ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15
     }
 
     @inline(__always)
@@ -227,7 +233,7 @@ final class KeyFilter {
 
     @inline(__always)
     private static func bit(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        ((KeyTable.prefix(key) ^ UInt64(truncatingIfNeeded: key.count)) &* 0x9E37_79B9_7F4A_7C15) >> 57
+        KeyTable.hash(KeyTable.prefix(key), key.count) >> 57
     }
 
     /// Whether `key` is not one of the set's keys.

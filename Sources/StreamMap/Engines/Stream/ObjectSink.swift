@@ -36,7 +36,7 @@ final class ObjectSink: ValueSink {
             guard input.found, hops.contains(where: { $0.node.viaArray[$0.child] }) else { return keyPath }
             var components: [PathComponent] = [.key(path.steps[0])]
             for (i, step) in path.steps.dropFirst().enumerated() {
-                if input.found, hops[i].node.viaArray[hops[i].child], let index = KeyPath.arrayIndex(step) {
+                if hops[i].node.viaArray[hops[i].child], let index = KeyPath.arrayIndex(step) {
                     components.append(.index(index))
                 } else {
                     components.append(.key(step))
@@ -345,16 +345,6 @@ final class ObjectSink: ValueSink {
     /// errors (most records have none).
     private func collectErrors(_ fi: Int, into errs: inout [MapError]) {
         let plan = fields[fi]
-        if plan.sources.count == 1 && plan.destinationPaths.count == 1 {
-            // One source and one destination (most fields): each error's paths go below them.
-            let source = plan.sources[0].walkedPath(), destination = plan.destinationPaths[0]
-            for var e in plan.result.errors {
-                e.sourcePath = e.sourcePath.prepending(source)
-                e.destinationPath = e.destinationPath.prepending(destination)
-                errs.append(e)
-            }
-            return
-        }
         let sourcePaths = plan.sources.map { $0.walkedPath() }
         for var e in plan.result.errors {
             e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)
