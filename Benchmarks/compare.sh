@@ -34,16 +34,17 @@ command -v python3 >/dev/null || { say "python3 is required"; exit 1; }
 
 # streammap, release build.
 if [ -z "${STREAMMAP_BIN:-}" ]; then
-    say "building streammap (swift build -c release --product streammap)"
-    (cd "$ROOT" && swift build -c release --product streammap >&2)
-    STREAMMAP_BIN="$(cd "$ROOT" && swift build -c release --product streammap --show-bin-path)/streammap"
+    say "building streammap (swift build -c release --static-swift-stdlib --product streammap)"
+    (cd "$ROOT" && swift build -c release --static-swift-stdlib --product streammap >&2)
+    STREAMMAP_BIN="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --product streammap --show-bin-path)/streammap"
 fi
 [ -x "$STREAMMAP_BIN" ] || { say "no streammap binary at $STREAMMAP_BIN"; exit 1; }
 
 # Peers, built into Benchmarks/.build/peers (ignored by git), rebuilt when a source is newer.
 PEERS_BIN="$BENCH/.build/peers"
 mkdir -p "$PEERS_BIN"
-stale() { local out="$1"; shift; [ ! -x "$out" ] || for s in "$@"; do [ "$s" -nt "$out" ] && return 0; done; [ ! -x "$out" ]; }
+# (This script is a source too: a change of build flags rebuilds them.)
+stale() { local out="$1"; shift; [ ! -x "$out" ] || for s in "$@" "$BENCH/compare.sh"; do [ "$s" -nt "$out" ] && return 0; done; [ ! -x "$out" ]; }
 P="$BENCH/Peers"
 if stale "$PEERS_BIN/yajl_noop" "$P/yajl_noop.c" "$P/lines.h"; then
     say "cc -O2 yajl_noop.c"; cc -O2 -o "$PEERS_BIN/yajl_noop" "$P/yajl_noop.c" $(pkg-config --cflags --libs yajl 2>/dev/null || echo -lyajl)
@@ -52,10 +53,10 @@ if stale "$PEERS_BIN/yajl_gen_identity" "$P/yajl_gen_identity.c" "$P/lines.h"; t
     say "cc -O2 yajl_gen_identity.c"; cc -O2 -o "$PEERS_BIN/yajl_gen_identity" "$P/yajl_gen_identity.c" $(pkg-config --cflags --libs yajl 2>/dev/null || echo -lyajl)
 fi
 if stale "$PEERS_BIN/map-tweets-codable" "$P/MapTweetsCodable.swift" "$P/Lines.swift"; then
-    say "swiftc -O MapTweetsCodable.swift"; swiftc -O -parse-as-library "$P/Lines.swift" "$P/MapTweetsCodable.swift" -o "$PEERS_BIN/map-tweets-codable"
+    say "swiftc -O -static-stdlib MapTweetsCodable.swift"; swiftc -O -static-stdlib -parse-as-library "$P/Lines.swift" "$P/MapTweetsCodable.swift" -o "$PEERS_BIN/map-tweets-codable"
 fi
 if stale "$PEERS_BIN/map-tweets-jsonserialization" "$P/MapTweetsJSONSerialization.swift" "$P/Lines.swift"; then
-    say "swiftc -O MapTweetsJSONSerialization.swift"; swiftc -O -parse-as-library "$P/Lines.swift" "$P/MapTweetsJSONSerialization.swift" -o "$PEERS_BIN/map-tweets-jsonserialization"
+    say "swiftc -O -static-stdlib MapTweetsJSONSerialization.swift"; swiftc -O -static-stdlib -parse-as-library "$P/Lines.swift" "$P/MapTweetsJSONSerialization.swift" -o "$PEERS_BIN/map-tweets-jsonserialization"
 fi
 
 # The corpus, in a temporary directory.

@@ -33,8 +33,8 @@ if [ -n "${STREAMMAP:-}" ]; then
     BIN=$(cd "$(dirname "$STREAMMAP")" && pwd)/$(basename "$STREAMMAP")   # absolute: the cases run in a temporary directory
 else
     scripts/bootstrap.sh
-    swift build -c release --product streammap >/dev/null || { echo "hardening: the release build failed" >&2; exit 2; }
-    BIN=$(swift build -c release --show-bin-path)/streammap
+    swift build -c release --static-swift-stdlib --product streammap >/dev/null || { echo "hardening: the release build failed" >&2; exit 2; }
+    BIN=$(swift build -c release --static-swift-stdlib --show-bin-path)/streammap
 fi
 echo "hardening: $BIN"
 

@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 config=${1:-release}
 scripts/bootstrap.sh
-swift build -c "$config" --product streammap >/dev/null
+# The release binary as README.md builds it: the Swift runtime linked in (--static-swift-stdlib).
+static=(); [ "$config" = release ] && static=(--static-swift-stdlib)
+swift build -c "$config" "${static[@]}" --product streammap >/dev/null
 bin=.build/$config/streammap
 command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
 tmp=$(mktemp -d)

@@ -13,8 +13,7 @@ struct StreamMapCommand: ParsableCommand {
             'streammap check SPEC' validates a spec; 'streammap explain SPEC' shows how it maps and streams.
             """,
         version: "0.2.0",
-        subcommands: [MapCommand.self, CheckCommand.self, ExplainCommand.self],
-        defaultSubcommand: MapCommand.self
+        subcommands: [MapCommand.self, CheckCommand.self, ExplainCommand.self]
     )
 
     static let subcommandNames: Set<String> = ["map", "check", "explain", "help"]

@@ -241,14 +241,24 @@ class YajlParserBase: YajlCallbackTarget {
     @exclusivity(unchecked) final var depth = 0
     private let maximumDepth: Int
 
+    /// Kept alive for as long as the handle that allocates from it.
+    private let memory: YajlMemory?
+
     /// `skip`: the stream engine's skipping state; its table (`streamCallbackTable`'s events, for `StreamParser`)
     /// becomes the handle's callback table. Without it, events go through `yajlCallbackTable`'s virtual methods.
-    init(options: JSONParserOptions, skip: ParseSkip?) {
+    /// `memory`: where yajl allocates (recycled blocks, for a parser per record); the system allocator without it.
+    init(options: JSONParserOptions, skip: ParseSkip?, memory: YajlMemory? = nil) {
         self.maximumDepth = options.maximumDepth
+        self.memory = memory
         super.init()
         skip?.reset()
         let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
-        handle = yajl_alloc(skip?.table ?? yajlCallbackTable, nil, ctx)
+        if let memory {
+            var functions = memory.functions  // yajl copies them
+            handle = withUnsafeMutablePointer(to: &functions) { yajl_alloc(skip?.table ?? yajlCallbackTable, $0, ctx) }
+        } else {
+            handle = yajl_alloc(skip?.table ?? yajlCallbackTable, nil, ctx)
+        }
         _ = cyajl_config_bool(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
         // `StrictJSONScanner` validates all UTF-8 (more strictly than yajl) before yajl sees it.
         _ = cyajl_config_bool(handle, yajl_dont_validate_strings, 1)

@@ -93,8 +93,10 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// At most 64 characters. (A text of at most 64 bytes has at most 64 characters: counting the characters,
+    /// which walks grapheme clusters, is left for longer texts.)
     private static func truncate(_ s: String) -> String {
-        s.count <= 64 ? s : String(s.prefix(61)) + "..."
+        s.utf8.count <= 64 || s.count <= 64 ? s : String(s.prefix(61)) + "..."
     }
 }
 

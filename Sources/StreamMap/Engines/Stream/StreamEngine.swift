@@ -38,7 +38,7 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
-        let parser = StreamParser(root: root, options: parserOptions, skip: plan.skip)
+        let parser = StreamParser(root: root, options: parserOptions, skip: plan.skip, memory: plan.yajlMemory)
         do {
             try parser.feed(record)
             try parser.finish()
@@ -50,7 +50,7 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func beginRecord() {
         ensureUniquePlan()
-        parser = StreamParser(root: root, options: parserOptions, skip: plan.skip)
+        parser = StreamParser(root: root, options: parserOptions, skip: plan.skip, memory: plan.yajlMemory)
         failure = nil
         held.removeAll(keepingCapacity: true)
         scanner = TokenBoundaryScanner()
@@ -130,10 +130,12 @@ public struct StreamEngine: RecordEngine {
     }
 }
 
-/// The compiled sinks of one engine value, and the skipping state they share with the parser.
+/// The compiled sinks of one engine value, the skipping state they share with the parser, and the memory the
+/// parser's yajl handles recycle.
 final class CompiledPlan {
     let skip: ParseSkip
     let root: ValueSink
+    let yajlMemory = YajlMemory()
     init(_ mapper: Mapper, mutation: StreamMutation?) {
         let skip = ParseSkip.allocate()
         self.skip = skip
@@ -158,7 +160,7 @@ final class StreamParser: YajlParserBase {
     @exclusivity(unchecked) private var started = false
     @exclusivity(unchecked) private(set) var completed = false
 
-    init(root: EventConsumer, options: JSONParserOptions, skip: ParseSkip) {
+    init(root: EventConsumer, options: JSONParserOptions, skip: ParseSkip, memory: YajlMemory) {
         self.root = ConsumerRef(root)
         self.skip = skip
         if let copy = root as? CopySink, copy.parseSkip != nil {
@@ -166,7 +168,7 @@ final class StreamParser: YajlParserBase {
         } else {
             copyRoot = nil
         }
-        super.init(options: options, skip: skip)
+        super.init(options: options, skip: skip, memory: memory)
     }
 
     @inline(__always)
