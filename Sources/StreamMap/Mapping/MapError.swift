@@ -71,30 +71,62 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         return e
     }
 
-    // Message helpers, shared by every mapper so that wording is uniform.
+    // Message helpers, shared by every mapper so that wording is uniform. A rejected record can have one per
+    // field, so the two common ones are written into one buffer, with no intermediate strings.
     static func typeMismatch(expected: String, found value: JSONValue?) -> MapError {
-        MapError(.type, "expected \(expected), found \(describe(value))")
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(48 + expected.utf8.count)
+        w.writeUTF8("expected ")
+        w.writeUTF8(expected)
+        w.writeUTF8(", found ")
+        describe(value, into: &w)
+        return MapError(.type, String(decoding: w.bytes, as: UTF8.self))
     }
 
     static func invalid(_ what: String, _ value: JSONValue?) -> MapError {
-        MapError(.value, "\(describe(value)) is not \(what)")
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(48 + what.utf8.count)
+        describe(value, into: &w)
+        w.writeUTF8(" is not ")
+        w.writeUTF8(what)
+        return MapError(.value, String(decoding: w.bytes, as: UTF8.self))
     }
 
     /// `string "x"`, `integer 12`, `object`, `absent`: short and safe for a terminal (values are truncated).
     static func describe(_ value: JSONValue?) -> String {
-        guard let value else { return "absent" }
+        var w = JSONWriter()
+        describe(value, into: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// `describe`, written at the end of `w`.
+    static func describe(_ value: JSONValue?, into w: inout JSONWriter) {
+        guard let value else { return w.writeUTF8("absent") }
         switch value {
-        case .null: return "null"
-        case .bool(let b): return "boolean \(b)"
-        case .number(let n): return "\(value.type) \(truncate(n.text))"
-        case .string(let s): return "string \(truncate(JSONWriter.string(.string(s))))"
-        case .array: return "array"
-        case .object: return "object"
+        case .null: w.writeUTF8("null")
+        case .bool(let b): w.writeUTF8(b ? "boolean true" : "boolean false")
+        case .number(let n):
+            w.writeUTF8(value.type.description)
+            w.writeRaw(UInt8(ascii: " "))
+            w.writeUTF8(truncate(n.text))
+        case .string:
+            w.writeUTF8("string ")
+            let start = w.bytes.count
+            w.write(value)
+            // At most 64 characters. (At most 64 bytes are at most 64 characters: counting characters, which walks
+            // grapheme clusters, is left for longer texts.)
+            if w.bytes.count - start > 64 {
+                let quoted = String(decoding: w.bytes[start...], as: UTF8.self)
+                let cut = truncate(quoted)
+                w.bytes.removeSubrange(start...)
+                w.writeUTF8(cut)
+            }
+        case .array: w.writeUTF8("array")
+        case .object: w.writeUTF8("object")
         }
     }
 
-    /// At most 64 characters. (A text of at most 64 bytes has at most 64 characters: counting the characters,
-    /// which walks grapheme clusters, is left for longer texts.)
+    /// At most 64 characters.
     private static func truncate(_ s: String) -> String {
         s.utf8.count <= 64 || s.count <= 64 ? s : String(s.prefix(61)) + "..."
     }
@@ -136,4 +168,9 @@ public struct MapResult: Sendable, Equatable {
 
     /// Keeps the value, downgrading every error to non-fatal (used by `first` for alternatives that failed).
     var downgraded: [MapError] { errors.map(\.nonFatal) }
+}
+
+private extension JSONWriter {
+    /// A message's text, as it is (no JSON escaping).
+    mutating func writeUTF8(_ s: String) { bytes.append(contentsOf: s.utf8) }
 }

@@ -58,6 +58,13 @@ final class ObjectSink: ValueSink {
         let slots: [Int]
         @exclusivity(unchecked) var parts: [JSONWriter]
 
+        /// The source paths as keys, when no walk can differ from them (no step after the first is an array
+        /// index): then errors need no paths walked per record.
+        private(set) lazy var keySourcePaths: [JSONPath]? = {
+            let keysOnly = sources.allSatisfy { $0.path.steps.dropFirst().allSatisfy { KeyPath.arrayIndex($0) == nil } }
+            return keysOnly ? sources.map(\.keyPath) : nil
+        }()
+
         init(field: ObjectMapping.Field, result: ValueSink, destinationPaths: [JSONPath], slots: [Int], parts: [JSONWriter]) {
             self.field = field
             self.result = result
@@ -345,8 +352,11 @@ final class ObjectSink: ValueSink {
     /// errors (most records have none).
     private func collectErrors(_ fi: Int, into errs: inout [MapError]) {
         let plan = fields[fi]
-        let sourcePaths = plan.sources.map { $0.walkedPath() }
-        for var e in plan.result.errors {
+        let errors = plan.result.errors
+        // A rejected record mostly fails in several fields: room for one error per field, at the first.
+        if errs.isEmpty { errs.reserveCapacity(max(fieldResults.count, errors.count)) }
+        let sourcePaths = plan.keySourcePaths ?? plan.sources.map { $0.walkedPath() }
+        for var e in errors {
             e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)
             e.destinationPath = ObjectMapping.attach(e.destinationPath, to: plan.destinationPaths)
             errs.append(e)
