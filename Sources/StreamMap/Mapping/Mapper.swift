@@ -46,6 +46,31 @@ public struct Mapper: Sendable {
     public init(_ kind: Kind) { self.kind = kind }
 }
 
+extension Mapper {
+    /// Whether the mapper gives the same result every time for the same input: true unless a closure of the
+    /// library's user runs somewhere inside (a block, a post-processor, a default factory). Mappers from spec
+    /// files always are. (Lets the stream engine work out once what an absent value maps to.)
+    var isDeterministic: Bool {
+        switch kind {
+        case .identity, .check, .enumTable, .convert:
+            return true
+        case .block, .postProcess:
+            return false
+        case .notNull(let m), .arrayOf(let m), .policy(let m, _), .forward(_, let m), .backward(_, let m):
+            return m.isDeterministic
+        case .nonFatal(let m, let fallback, let reverseFallback):
+            return m.isDeterministic && fallback?.isFactory != true && reverseFallback?.isFactory != true
+        case .first(let ms), .thread(let ms):
+            return ms.allSatisfy(\.isDeterministic)
+        case .split(let forward, let reverse):
+            return forward.isDeterministic && reverse.isDeterministic
+        case .object(let o):
+            if case .keep(_, let values?) = o.unmapped, !values.isDeterministic { return false }
+            return o.fields.allSatisfy { $0.mapper.isDeterministic }
+        }
+    }
+}
+
 /// A default value, or a closure that makes one each time it is needed (Hydrant's default factory).
 public enum Fallback: Sendable {
     case value(JSONValue)
@@ -56,6 +81,11 @@ public enum Fallback: Sendable {
         case .value(let v): return v
         case .factory(let f): return f()
         }
+    }
+
+    var isFactory: Bool {
+        if case .factory = self { return true }
+        return false
     }
 }
 

@@ -36,7 +36,7 @@ class ValueSink: EventConsumer {
     func clear() {
         // Back to a small buffer if one value made it huge.
         output.reset(keeping: 1 << 20)
-        if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
+        if !errors.isEmpty { errors = [] }  // (the array may be a kept result's: dropped, not emptied in place)
         kind = .absent
         if value != nil { value = nil }
     }
@@ -85,8 +85,12 @@ class ValueSink: EventConsumer {
     /// The value is absent: map nil.
     func resolveAbsent() {
         clear()
-        setResult(mapper.map(nil))
+        setResult(absentResult ?? mapper.map(nil))
     }
+
+    /// `mapper.map(nil)`, worked out once when the mapper calls no closure (then it is the same for every record:
+    /// a rejected record is mostly required fields that are absent, each an error with its message).
+    private lazy var absentResult: MapResult? = mapper.isDeterministic ? mapper.map(nil) : nil
 
     func setResult(_ r: MapResult) {
         errors = r.errors
