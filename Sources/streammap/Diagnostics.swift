@@ -17,22 +17,26 @@ final class Console {
     /// The progress line is on screen.
     var progressShown = false
     private let immediate = isatty(2) != 0
-    private var pending: [UInt8] = []
+    /// What is gathered (a buffer without an array's checks: a record message is many small pieces).
+    private var pending = ByteBuffer(capacity: blockSize + 4096)
     private static let blockSize = 1 << 16
 
-    deinit { flush() }
+    deinit {
+        flush()
+        pending.deallocate()
+    }
 
     /// Writes what is gathered.
     func flush() {
-        guard !pending.isEmpty else { return }
-        _ = FileOutput(fd: fd, name: "<stderr>").writeAll(pending)
-        pending.removeAll(keepingCapacity: true)
+        guard pending.count > 0 else { return }
+        _ = FileOutput(fd: fd, name: "<stderr>").writeAll(pending.bytes)
+        pending.removeAll()
     }
 
     /// `streammap: <message>`, escaped (`appendEscaped`).
     func error(_ message: String) {
         clearProgress()
-        pending.append(contentsOf: Self.prefix)
+        Self.append(Self.prefix, to: &pending)
         var m = message
         m.withUTF8 { Self.appendEscaped($0, to: &pending) }
         pending.append(0x0A)
@@ -40,6 +44,11 @@ final class Console {
     }
 
     private static let prefix = Array("streammap: ".utf8)
+
+    @inline(__always)
+    private static func append(_ bytes: [UInt8], to out: inout ByteBuffer) {
+        bytes.withUnsafeBytes { out.append($0) }
+    }
 
     /// The last input named in a record message, escaped (a run names the same input for thousands of messages).
     private var nameCache: (name: String, escaped: [UInt8]) = ("", [])
@@ -51,20 +60,21 @@ final class Console {
     func recordMessage(input name: String, line: Int, source: JSONPath, label: StaticString, message: String) {
         clearProgress()
         if name != nameCache.name {
-            var escaped: [UInt8] = []
+            var escaped = ByteBuffer(capacity: name.utf8.count + 16)
             var n = name
             n.withUTF8 { Self.appendEscaped($0, to: &escaped) }
-            nameCache = (name, escaped)
+            nameCache = (name, Array(escaped.bytes))
+            escaped.deallocate()
         }
         Self.appendRecordMessage(to: &pending, name: nameCache.escaped, line: line, source: source, label: label, message: message)
         if immediate || pending.count >= Self.blockSize { flush() }
     }
 
     /// The line of `recordMessage`, `name` already escaped (one access to the buffer for the whole line).
-    private static func appendRecordMessage(to out: inout [UInt8], name: [UInt8], line: Int, source: JSONPath,
+    private static func appendRecordMessage(to out: inout ByteBuffer, name: [UInt8], line: Int, source: JSONPath,
                                             label: StaticString, message: String) {
-        out.append(contentsOf: prefix)
-        out.append(contentsOf: name)
+        append(prefix, to: &out)
+        append(name, to: &out)
         out.append(UInt8(ascii: ":"))
         appendDecimal(line, to: &out)
         out.append(UInt8(ascii: ":"))
@@ -82,7 +92,7 @@ final class Console {
             out.append(UInt8(ascii: ":"))
             out.append(UInt8(ascii: " "))
         }
-        label.withUTF8Buffer { out.append(contentsOf: $0) }
+        label.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) }
         var m = message
         m.withUTF8 { appendEscaped($0, to: &out) }
         out.append(0x0A)
@@ -91,7 +101,7 @@ final class Console {
     /// `bytes` (valid UTF-8) with control characters escaped, so that a message never drives the terminal:
     /// U+0000–U+001F and U+007F–U+009F as `\u00XX` (a backslash stays as it is).
     /// As a JSON Pointer step (`pointerStep`), also `~` → `~0` and `/` → `~1` (RFC 6901).
-    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], pointerStep: Bool = false) {
+    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout ByteBuffer, pointerStep: Bool = false) {
         var runStart = 0
         var i = 0
         let n = bytes.count
@@ -110,7 +120,7 @@ final class Console {
                 i += 1
                 continue
             }
-            if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+            if runStart < i { out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[runStart..<i])) }
             if width == 0 {
                 out.append(UInt8(ascii: "~"))
                 out.append(b == UInt8(ascii: "~") ? UInt8(ascii: "0") : UInt8(ascii: "1"))
@@ -128,7 +138,7 @@ final class Console {
             }
             runStart = i
         }
-        if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+        if runStart < n { out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[runStart..<n])) }
     }
 
     /// The index of the first byte at or after `start` that `appendEscaped` may have to rewrite (a control
@@ -162,7 +172,7 @@ final class Console {
     }
 
     /// `n` in decimal, as `String(n)` writes it.
-    static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
+    static func appendDecimal(_ n: Int, to out: inout ByteBuffer) {
         if n < 0 { out.append(UInt8(ascii: "-")) }
         var v = n.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of UInt64.max
@@ -173,7 +183,7 @@ final class Console {
                 d[i] = UInt8(ascii: "0") + UInt8(v % 10)
                 v /= 10
             } while v > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[i...]))
+            out.append(UnsafeRawBufferPointer(rebasing: d[i...]))
         }
     }
 
@@ -194,7 +204,7 @@ final class Console {
             _ = FileOutput(fd: fd, name: "<stderr>").writeAll(bytes)
             return
         }
-        pending += bytes
+        Self.append(bytes, to: &pending)
         if pending.count >= Self.blockSize { flush() }
     }
 

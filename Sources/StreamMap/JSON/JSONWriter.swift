@@ -246,23 +246,23 @@ enum JSONEscaping {
 }
 
 /// A growable byte buffer without copy-on-write checks: the stream engine's sinks write their results into one
-/// each (`ValueSink.output`), and copies gather their text in one (`CopySink`). Its owner frees it
-/// (`deallocate`).
-struct ByteBuffer: ByteAppending {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
+/// each (`ValueSink.output`), copies gather their text in one (`CopySink`), and the command line its messages.
+/// Its owner frees it (`deallocate`).
+package struct ByteBuffer: ByteAppending {
+    package private(set) var base: UnsafeMutablePointer<UInt8>
+    package private(set) var count = 0
     private var capacity: Int
 
-    init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = Swift.max(capacity, 16)
         base = .allocate(capacity: self.capacity)
     }
 
-    func deallocate() { base.deallocate() }
+    package func deallocate() { base.deallocate() }
 
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
-    mutating func removeAll() { count = 0 }
+    package mutating func removeAll() { count = 0 }
 
     mutating func removeLast(_ n: Int) { count -= n }
 
@@ -322,14 +322,14 @@ struct ByteBuffer: ByteAppending {
     }
 
     @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
     @inline(__always)
-    mutating func append(_ raw: UnsafeRawBufferPointer) {
+    package mutating func append(_ raw: UnsafeRawBufferPointer) {
         reserve(raw.count)
         Self.copy(raw, to: UnsafeMutableRawPointer(base + count))
         count += raw.count
