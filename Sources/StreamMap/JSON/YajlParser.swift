@@ -240,6 +240,8 @@ class YajlParserBase: YajlCallbackTarget {
     /// Open containers (limited to `maximumDepth`).
     @exclusivity(unchecked) final var depth = 0
     private let maximumDepth: Int
+    private let allowMultipleValues: Bool
+    private let skip: ParseSkip?
 
     /// Kept alive for as long as the handle that allocates from it.
     private let memory: YajlMemory?
@@ -249,8 +251,14 @@ class YajlParserBase: YajlCallbackTarget {
     /// `memory`: where yajl allocates (recycled blocks, for a parser per record); the system allocator without it.
     init(options: JSONParserOptions, skip: ParseSkip?, memory: YajlMemory? = nil) {
         self.maximumDepth = options.maximumDepth
+        self.allowMultipleValues = options.allowMultipleValues
+        self.skip = skip
         self.memory = memory
         super.init()
+        openHandle()
+    }
+
+    private func openHandle() {
         skip?.reset()
         let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
         if let memory {
@@ -259,9 +267,25 @@ class YajlParserBase: YajlCallbackTarget {
         } else {
             handle = yajl_alloc(skip?.table ?? yajlCallbackTable, nil, ctx)
         }
-        _ = cyajl_config_bool(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
+        _ = cyajl_config_bool(handle, yajl_allow_multiple_values, allowMultipleValues ? 1 : 0)
         // `StrictJSONScanner` validates all UTF-8 (more strictly than yajl) before yajl sees it.
         _ = cyajl_config_bool(handle, yajl_dont_validate_strings, 1)
+    }
+
+    /// Ready for a new input, as if just made: a fresh yajl handle (yajl 2 cannot reset one) and no state left
+    /// from the last parse, whether it finished, failed or stopped halfway.
+    func restart() {
+        yajl_free(handle)
+        consumedBeforeChunk = 0
+        depth = 0
+        strict = StrictJSONScanner()
+        pendingError = nil
+        openHandle()
+    }
+
+    /// Whether a parser made with `options` would parse exactly as this one does.
+    final func parses(as options: JSONParserOptions) -> Bool {
+        options.maximumDepth == maximumDepth && options.allowMultipleValues == allowMultipleValues
     }
 
     deinit { yajl_free(handle) }

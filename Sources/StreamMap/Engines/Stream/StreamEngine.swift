@@ -38,7 +38,7 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
-        let parser = StreamParser(root: root, options: parserOptions, skip: plan.skip, memory: plan.yajlMemory)
+        let parser = plan.wholeRecordParser(options: parserOptions)
         do {
             try parser.feed(record)
             try parser.finish()
@@ -136,10 +136,24 @@ final class CompiledPlan {
     let skip: ParseSkip
     let root: ValueSink
     let yajlMemory = YajlMemory()
+    /// The parser of whole records (`StreamEngine.map(record:into:)`), restarted for each: a record costs no
+    /// parser object (the engine's record-in-pieces API makes its own, which may be in use meanwhile).
+    private var reusableParser: StreamParser?
+
     init(_ mapper: Mapper, mutation: StreamMutation?) {
         let skip = ParseSkip.allocate()
         self.skip = skip
         self.root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: true)
+    }
+
+    func wholeRecordParser(options: JSONParserOptions) -> StreamParser {
+        if let parser = reusableParser, parser.parses(as: options) {
+            parser.restart()
+            return parser
+        }
+        let parser = StreamParser(root: root, options: options, skip: skip, memory: yajlMemory)
+        reusableParser = parser
+        return parser
     }
 
     deinit { skip.deallocate() }
@@ -169,6 +183,13 @@ final class StreamParser: YajlParserBase {
             copyRoot = nil
         }
         super.init(options: options, skip: skip, memory: memory)
+    }
+
+    override func restart() {
+        super.restart()
+        direct = nil
+        started = false
+        completed = false
     }
 
     @inline(__always)
