@@ -3,6 +3,25 @@ import Testing
 
 @Suite("JSON layer")
 struct JSONLayerTests {
+    /// `ByteBuffer.appendDecimal` (epoch numbers of the stream engine's dates) writes what `String(n)` does.
+    @Test func bufferDecimalsAreStringsDigits() {
+        var values: [Int64] = [0, 1, -1, 9, 10, 99, 100, 1_219_842_525_000, -62_135_596_800_000, .max, .min, .max - 1, .min + 1]
+        var p: Int64 = 1
+        for _ in 0..<18 {
+            p *= 10
+            values += [p - 1, p, p + 1, -p]
+        }
+        var buffer = ByteBuffer(capacity: 16)
+        defer { buffer.deallocate() }
+        for n in values {
+            buffer.removeAll()
+            buffer.append(UInt8(ascii: "["))
+            buffer.appendDecimal(n)
+            buffer.append(UInt8(ascii: "]"))
+            #expect(String(decoding: buffer.bytes, as: UTF8.self) == "[\(n)]")
+        }
+    }
+
     func roundTrip(_ text: String) throws -> String { JSONWriter.string(try JSONParser.parse(text)) }
 
     @Test("numbers keep their exact source text", arguments: [

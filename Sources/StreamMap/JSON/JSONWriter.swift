@@ -335,6 +335,23 @@ package struct ByteBuffer: ByteAppending {
         count += raw.count
     }
 
+    /// `n` in decimal, as `String(n)` writes it.
+    mutating func appendDecimal(_ n: Int64) {
+        reserve(20)
+        if n < 0 { append(UInt8(ascii: "-")) }
+        var v = n.magnitude
+        var digits = 1
+        var scale: UInt64 = 10
+        while digits < 20 && v >= scale { digits += 1; scale = scale &* 10 }
+        var p = base + count + digits
+        count += digits
+        repeat {
+            p -= 1
+            p.pointee = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+        } while v > 0
+    }
+
     /// One check for room instead of three.
     @inline(__always)
     mutating func appendQuoted(_ raw: UnsafeRawBufferPointer) {

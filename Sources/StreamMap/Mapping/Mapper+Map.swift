@@ -266,11 +266,16 @@ extension Mapper {
     /// the unit). Both engines take it: the tree through `dateToNumberShortcut`, the stream engine on the
     /// string event's bytes (`DateNumberSink`).
     static func epochNumberText(_ formats: [DateSyntax], _ unit: EpochUnit, utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        epochInstant(formats, utf8: utf8)?.exactEpochNumber(unit: unit)
+    }
+
+    /// The instant `stringToDate(formats)` reads from the bytes, or nil where it fails.
+    static func epochInstant(_ formats: [DateSyntax], utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         for format in formats {
             guard let t = format.parse(bytes: utf8) else { continue }
             // stringToDate takes the first format that parses to a date RFC 3339 can write.
             guard TimestampSupport.LocalTime(t, offsetSeconds: 0) != nil else { continue }
-            return t.exactEpochNumber(unit: unit)
+            return t
         }
         return nil
     }

@@ -631,9 +631,17 @@ final class DateNumberSink: ValueSink {
 
     override func startScalar(_ e: JSONEvent) throws {
         guard !keepsValue, case .string(let utf8, _) = e,
-              var number = Mapper.epochNumberText(formats, unit, utf8: utf8.assumingMemoryBound(to: UInt8.self))
+              let t = Mapper.epochInstant(formats, utf8: utf8.assumingMemoryBound(to: UInt8.self))
         else { return try super.startScalar(e) }
-        number.withUTF8 { output.writeRaw(UnsafeRawBufferPointer($0)) }
+        // `Timestamp.exactEpochNumber`'s text: its usual case (a whole number far from Int64's limits) written
+        // as digits straight away, the rest as its text.
+        if let whole = TimestampSupport.wholeEpochValue(t, unit: unit) {
+            output.appendDecimal(whole)
+        } else if var number = t.exactEpochNumber(unit: unit) {
+            number.withUTF8 { output.writeRaw(UnsafeRawBufferPointer($0)) }
+        } else {
+            return try super.startScalar(e)
+        }
         kind = .value
     }
 }

@@ -506,8 +506,8 @@ public enum NamedDateFormat: String, Sendable, CaseIterable {
         let space = UInt8(ascii: " "), colon = UInt8(ascii: ":")
         var c = TimestampSupport.Cursor(bytes)
         var f = TimestampSupport.Fields()
-        guard c.consumeName(in: Names.shortWeekdays) != nil, c.consume(space),
-              let month = c.consumeName(in: Names.shortMonths), c.consume(space),
+        guard c.consumeShortName(in: Names.shortWeekdayKeys) != nil, c.consume(space),
+              let month = c.consumeShortName(in: Names.shortMonthKeys), c.consume(space),
               c.readField(padded: true, in: 1...31, into: &f.day), c.consume(space),
               c.readField(padded: true, in: 0...23, into: &f.hour), c.consume(colon),
               c.readField(padded: true, in: 0...59, into: &f.minute), c.consume(colon),
@@ -677,6 +677,9 @@ extension TimestampSupport {
         /// Sunday first, matching `LocalTime.weekday`.
         static let weekdays = bytes("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
         static let shortWeekdays = weekdays.map { Array($0.prefix(3)) }
+        /// `shortMonths` and `shortWeekdays` as `Cursor.consumeShortName` compares them.
+        static let shortMonthKeys = shortMonths.map(Cursor.shortNameKey)
+        static let shortWeekdayKeys = shortWeekdays.map(Cursor.shortNameKey)
         static let amPm = bytes("AM", "PM")
         /// Names accepted by `zzz`, longest first where one is a prefix of another, with their offsets in hours.
         static let zones: [(name: [UInt8], hours: Int)] = [
@@ -728,6 +731,23 @@ extension TimestampSupport {
         /// Consumes the first of `names` that matches (ignoring case) and returns its index.
         mutating func consumeName(in names: [[UInt8]]) -> Int? {
             names.firstIndex { consumeIgnoringCase($0) }
+        }
+
+        /// A 3-byte name as one word, each byte with bit 5 set: two such keys are equal exactly when
+        /// `consumeIgnoringCase` would match the bytes.
+        static func shortNameKey(_ name: [UInt8]) -> UInt32 {
+            (UInt32(name[0]) | UInt32(name[1]) << 8 | UInt32(name[2]) << 16) | 0x20_2020
+        }
+
+        /// `consumeName` for 3-byte names given as `shortNameKey`s: the 3 bytes here compared with all of them
+        /// as words.
+        mutating func consumeShortName(in keys: [UInt32]) -> Int? {
+            guard bytes.count - position >= 3 else { return nil }
+            let here = (UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2]) << 16)
+                | 0x20_2020
+            guard let index = keys.firstIndex(of: here) else { return nil }
+            position += 3
+            return index
         }
 
         /// Reads `min...max` ASCII digits, as many as available (`max <= 18`).
@@ -1076,12 +1096,17 @@ extension TimestampSupport {
 
     /// The usual case in one step: a whole number of milliseconds or seconds, far from Int64's limits.
     static func wholeEpochText(_ t: Timestamp, unit: EpochUnit) -> String? {
+        wholeEpochValue(t, unit: unit).map { String($0) }
+    }
+
+    /// `wholeEpochText`'s number, as a number.
+    static func wholeEpochValue(_ t: Timestamp, unit: EpochUnit) -> Int64? {
         guard t.seconds.magnitude < 1 << 50 else { return nil }
         switch unit {
         case .milliseconds where t.nanoseconds % 1_000_000 == 0:
-            return String(t.seconds * 1000 + Int64(t.nanoseconds / 1_000_000))
+            return t.seconds * 1000 + Int64(t.nanoseconds / 1_000_000)
         case .seconds where t.nanoseconds == 0:
-            return String(t.seconds)
+            return t.seconds
         default:
             return nil
         }
