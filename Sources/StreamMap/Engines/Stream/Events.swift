@@ -236,13 +236,30 @@ final class KeyFilter {
         KeyTable.hash(KeyTable.prefix(key), key.count) >> 57
     }
 
+    /// The key `excludes` last found in the table — where its bytes are, its length and its index — kept for the
+    /// consumer that receives that very key next (`index(of:)`): one table lookup per mapped key, not two.
+    @exclusivity(unchecked) private var found: (address: UnsafeRawPointer?, count: Int, index: Int) = (nil, 0, 0)
+
     /// Whether `key` is not one of the set's keys.
     @inline(__always)
     func excludes(_ key: UnsafeRawBufferPointer) -> Bool {
+        found.address = nil
         let bit = Self.bit(key)
         let word = bit < 64 ? low : high
-        guard word & (1 << (bit & 63)) != 0 else { return true }
-        return table.index(of: key) == nil
+        guard word & (1 << (bit & 63)) != 0, let i = table.index(of: key) else { return true }
+        found = (key.baseAddress, key.count, i)
+        return false
+    }
+
+    /// `table.index(of: key)`, taken from `excludes` when it has just looked up this key (the same bytes: yajl
+    /// hands the parser and the consumer one buffer per key event). Each lookup kept is used once.
+    @inline(__always)
+    func index(of key: UnsafeRawBufferPointer) -> Int? {
+        if let address = found.address, address == UnsafeRawPointer(key.baseAddress), found.count == key.count {
+            found.address = nil
+            return found.index
+        }
+        return table.index(of: key)
     }
 }
 
@@ -316,7 +333,7 @@ final class RouteNode: EventConsumer {
                 return false
             }
             guard case .key(let k, _) = e else { return true }  // endObject
-            if let i = keys.index(of: k) {
+            if let i = filter.index(of: k) {
                 let child = childRefs[i]
                 child.resetFound()
                 viaArray[i] = false

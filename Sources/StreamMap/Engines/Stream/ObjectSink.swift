@@ -270,7 +270,7 @@ final class ObjectSink: ValueSink {
         }
         switch e {
         case .key(let k, _):
-            if let i = routeKeys.index(of: k) {
+            if let i = routeFilter.index(of: k) {
                 let r = routeRefs[i]
                 r.resetFound()
                 pendingConsumer = r
