@@ -5,7 +5,8 @@
                                   [--out Benchmarks/results] [--corpus-summary TEXT] [--command TEXT]
 
 Every tool runs once per round, interleaved (the order rotates each round, so a slow moment of a shared machine
-hits different tools), wrapped in /usr/bin/time for its peak RSS. MB/s is the corpus size (10^6 bytes) over the
+hits different tools; the tools a target compares run back to back, see PAIRED), wrapped in /usr/bin/time for its
+peak RSS. MB/s is the corpus size (10^6 bytes) over the
 median wall time; a ratio between two tools is the median over rounds of their time ratio in the same round
 (pairing runs of one round cancels a shared machine's drift). Each mapper's output is then checked against streammap's stream engine, record by record: same
 records rejected, same values (both sides parsed with Python, ints exact), precision loss flagged. Writes
@@ -109,6 +110,25 @@ def build_tools(a):
         Tool("identity-tree", "streammap identity, tree engine", "identity", [a.streammap, "--spec", identity, "--engine", "tree", c], "streammap", "mapper"),
     ]
     return t
+
+
+# The tools whose times are compared (a target's ratio) run back to back in every round, so that both runs of a
+# pair see the same spell of a shared machine: seconds of other tools between them (a Python peer takes ~1 s)
+# let the machine drift from one to the other. Each group is one block of the round; the blocks' order rotates
+# from round to round, and a block runs backwards every other round (first-run effects go to each side alike).
+PAIRED = [["yajl-noop", "streammap-stream", "streammap-jobs2"], ["yajl-gen", "identity-stream", "identity-tree"],
+          ["codable", "streammap-tree"]]
+
+
+def run_groups(tools):
+    by = {t.key: t for t in tools}
+    groups, grouped = [], set()
+    for keys in PAIRED:
+        g = [by[k] for k in keys if k in by]
+        if g:
+            groups.append(g)
+            grouped.update(t.key for t in g)
+    return groups + [[t] for t in tools if t.key not in grouped]
 
 
 def run_once(tool, work):
@@ -535,9 +555,10 @@ def main():
     a.peers_bin = os.path.abspath(a.peers_bin)
     size = os.path.getsize(a.corpus)
     tools = build_tools(a)
+    groups = run_groups(tools)
     for r in range(a.rounds):
-        k = r % len(tools)
-        order = tools[k:] + tools[:k]
+        k = r % len(groups)
+        order = [t for g in groups[k:] + groups[:k] for t in (g if r % 2 == 0 else list(reversed(g)))]
         t0 = time.perf_counter()
         for t in order:
             run_once(t, a.work)
