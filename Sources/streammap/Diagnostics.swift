@@ -76,14 +76,14 @@ final class Console {
         append(prefix, to: &out)
         append(name, to: &out)
         out.append(UInt8(ascii: ":"))
-        appendDecimal(line, to: &out)
+        out.appendDecimal(Int64(line))
         out.append(UInt8(ascii: ":"))
         out.append(UInt8(ascii: " "))
         if !source.isRoot {
             for step in source.components {
                 out.append(UInt8(ascii: "/"))
                 switch step {
-                case .index(let i): appendDecimal(i, to: &out)
+                case .index(let i): out.appendDecimal(Int64(i))
                 case .key(let k):
                     var k = k
                     k.withUTF8 { appendEscaped($0, to: &out, pointerStep: true) }
@@ -169,22 +169,6 @@ final class Console {
             i += 1
         }
         return n
-    }
-
-    /// `n` in decimal, as `String(n)` writes it.
-    static func appendDecimal(_ n: Int, to out: inout ByteBuffer) {
-        if n < 0 { out.append(UInt8(ascii: "-")) }
-        var v = n.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of UInt64.max
-        withUnsafeMutableBytes(of: &digits) { d in
-            var i = d.count
-            repeat {
-                i -= 1
-                d[i] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-            } while v > 0
-            out.append(UnsafeRawBufferPointer(rebasing: d[i...]))
-        }
     }
 
     /// A line written as is (the JSON of `--stats`).

@@ -3,7 +3,8 @@ import Testing
 
 @Suite("JSON layer")
 struct JSONLayerTests {
-    /// `ByteBuffer.appendDecimal` (epoch numbers of the stream engine's dates) writes what `String(n)` does.
+    /// `ByteBuffer.appendDecimal` (epoch numbers of the stream engine's dates, line numbers in messages) writes what
+    /// `String(n)` does.
     @Test func bufferDecimalsAreStringsDigits() {
         var values: [Int64] = [0, 1, -1, 9, 10, 99, 100, 1_219_842_525_000, -62_135_596_800_000, .max, .min, .max - 1, .min + 1]
         var p: Int64 = 1

@@ -336,7 +336,7 @@ package struct ByteBuffer: ByteAppending {
     }
 
     /// `n` in decimal, as `String(n)` writes it.
-    mutating func appendDecimal(_ n: Int64) {
+    package mutating func appendDecimal(_ n: Int64) {
         reserve(20)
         if n < 0 { append(UInt8(ascii: "-")) }
         var v = n.magnitude
