@@ -199,8 +199,8 @@ enum JSONEscaping {
         return (control | ((q &- ones) & ~q) | ((bs &- ones) & ~bs)) & highs
     }
 
-    /// Stores the escape of `b` (a byte `firstToEscape` stops at) at `p`, as `appendEscape` writes it; returns
-    /// its length (2 or 6). `p` has room for 6 bytes.
+    /// Stores the escape of `b` (a byte `firstToEscape` stops at) at `p` and returns its length (2 or 6): `\"`,
+    /// `\\`, `\b` `\f` `\n` `\r` `\t`, else `\u00XX` with lowercase hex. `p` has room for 6 bytes.
     @inline(__always)
     static func storeEscape(_ b: UInt8, at p: UnsafeMutablePointer<UInt8>) -> Int {
         let short: UInt8
@@ -228,19 +228,12 @@ enum JSONEscaping {
         return 2
     }
 
+    /// The escape of `b`, as `storeEscape` makes it (one table of escapes for every writer).
     private static func appendEscape<Out: ByteAppending>(_ b: UInt8, to out: inout Out) {
-        out.append(0x5C)
-        switch b {
-        case 0x22: out.append(0x22)
-        case 0x5C: out.append(0x5C)
-        case 0x08: out.append(UInt8(ascii: "b"))
-        case 0x0C: out.append(UInt8(ascii: "f"))
-        case 0x0A: out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(UInt8(ascii: "t"))
-        default:
-            let hex = Array("0123456789abcdef".utf8)
-            for d in [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]] { out.append(d) }
+        var escape: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &escape) { room in
+            let n = storeEscape(b, at: room.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            out.append(UnsafeRawBufferPointer(rebasing: room[..<n]))
         }
     }
 }
