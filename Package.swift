@@ -18,7 +18,9 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
-        .target(name: "StreamMap", dependencies: ["CYajl"]),
+        // The strict scanner's SIMD kernel (AVX2 on x86-64; elsewhere the scanner's Swift code does all the work).
+        .target(name: "CJSONScan"),
+        .target(name: "StreamMap", dependencies: ["CYajl", "CJSONScan"]),
         .executableTarget(
             name: "streammap",
             dependencies: ["StreamMap", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -26,7 +28,7 @@ let package = Package(
         // Random mappers, spec files and records (public API only): the differential tests and the fuzz target
         // (Fuzz/Package.swift, a separate package) share them. Not a product.
         .target(name: "StreamMapTestSupport", dependencies: ["StreamMap"]),
-        .testTarget(name: "StreamMapTests", dependencies: ["StreamMap", "StreamMapTestSupport"]),
+        .testTarget(name: "StreamMapTests", dependencies: ["StreamMap", "CJSONScan", "StreamMapTestSupport"]),
         .testTarget(name: "StreamMapCLITests", dependencies: ["streammap", "StreamMapTestSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Testing
 @testable import StreamMap
+import CJSONScan
 import StreamMapTestSupport
 
 /// Where yajl 2.1 is laxer than RFC 8259, StreamMap rejects the record (README, "Robustness").
@@ -266,8 +267,18 @@ struct StrictScannerReferenceTests {
 
     /// The scanner's first violation, the input fed in pieces ending at `cuts`. Each piece is copied to memory of
     /// its own size, so that a read past its end is caught under AddressSanitizer (scripts/sanitize.sh).
+    /// Both ways — with the SIMD kernel (where the CPU has it) and the Swift code alone — which must agree.
     static func scanned(_ bytes: [UInt8], cuts: [Int] = []) -> Found? {
-        var scanner = StrictJSONScanner()
+        let withKernel = scanned(bytes, cuts: cuts, accelerated: StrictJSONScanner.kernelAvailable)
+        let swiftAlone = scanned(bytes, cuts: cuts, accelerated: false)
+        if withKernel != swiftAlone {
+            Issue.record("kernel: \(String(describing: withKernel)), Swift alone: \(String(describing: swiftAlone)) for \(bytes) cut at \(cuts)")
+        }
+        return withKernel
+    }
+
+    static func scanned(_ bytes: [UInt8], cuts: [Int], accelerated: Bool) -> Found? {
+        var scanner = StrictJSONScanner(accelerated: accelerated)
         var start = 0
         for end in cuts.sorted() + [bytes.count] where end >= start {
             let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: end - start, alignment: 1)
@@ -446,42 +457,49 @@ struct StrictScannerReferenceTests {
         }
     }
 
-    /// Random byte strings over a JSON-ish alphabet: half of them from any pieces and single bytes of them, half
-    /// from valid pieces with at most one bad one put anywhere, so that errors also come late.
+    /// Pieces of random inputs: any bytes of a JSON-ish alphabet; valid characters and escapes only; bad ones.
+    static let pieces: [(Int, [UInt8])] = [
+        (30, Array("abcdefgh".utf8)), (10, Array(" \":,{}[]0123456789".utf8)), (6, [UInt8(ascii: "\\")]),
+        (4, [UInt8(ascii: "u")]), (6, Array("0123456789abcdefABCDEFdD".utf8)), (1, [0x0B]), (1, [0x0C]),
+        (3, [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x7F]), (8, [0xC3, 0xA9]), (12, [0xE6, 0x97, 0xA5]), (4, [0xF0, 0x9F, 0x98, 0x80]),
+        (4, Array(#"\ud83d\ude00"#.utf8)), (3, Array(#"\u00e9"#.utf8)), (2, Array(#"\uD800"#.utf8)), (2, Array(#"\uDFFF"#.utf8)),
+        (2, Array(#"\n"#.utf8)), (1, Array(#"\\"#.utf8)), (1, Array(#"\""#.utf8)),
+        (2, [0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF]), (2, [0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]),
+    ]
+    static let validPieces: [(Int, [UInt8])] = [
+        (30, Array("abcdefgh".utf8)), (10, Array(" \":,{}[]0123456789".utf8)), (4, [UInt8(ascii: "u")]),
+        (6, Array("0123456789abcdefABCDEFdD".utf8)), (3, [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x7F]), (8, [0xC3, 0xA9]),
+        (2, [0xDF, 0xBF]), (12, [0xE6, 0x97, 0xA5]), (2, [0xE0, 0xA0, 0x80]), (2, [0xED, 0x9F, 0xBF]), (4, [0xF0, 0x9F, 0x98, 0x80]),
+        (1, [0xF4, 0x8F, 0xBF, 0xBF]), (4, Array(#"\ud83d\ude00"#.utf8)), (3, Array(#"\u00e9"#.utf8)), (2, Array(#"\n"#.utf8)),
+        (1, Array(#"\\"#.utf8)), (1, Array(#"\""#.utf8)),
+    ]
+    static let bad: [[UInt8]] = [
+        [0x0B], [0x0C], [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xF0, 0x8F, 0xBF, 0xBF],
+        [0xF4, 0x90, 0x80, 0x80], [0xF5], [0xFF], [0xE6, 0x97], [0xF0, 0x9F, 0x98], [0xC3],
+        Array(#"\uD800"#.utf8), Array(#"\uDFFF"#.utf8), Array(#"\uDBFF\u0041"#.utf8), Array(#"\uD83D\n"#.utf8), Array(#"\u12"#.utf8),
+    ]
+    /// A random byte string over a JSON-ish alphabet: half of them from any pieces and single bytes of them, half
+    /// from valid pieces with at most one bad one put anywhere (`validOnly`: none), so that errors also come late.
+    static func randomInput(_ rand: inout Rand, validOnly: Bool = false, length: ClosedRange<Int> = 0...90) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let target = rand.int(length)
+        let sparse = validOnly || rand.bool()
+        while bytes.count < target {
+            let piece = rand.weighted(sparse ? validPieces : pieces)
+            // A whole piece (a character or an escape), or one byte of it.
+            if sparse || rand.percent(70) { bytes += piece } else { bytes.append(rand.pick(piece)) }
+            if rand.percent(10) { bytes += Array(repeating: UInt8(ascii: "x"), count: rand.int(1...24)) }
+        }
+        if sparse && !validOnly && rand.percent(80) { bytes.insert(contentsOf: rand.pick(bad), at: rand.int(0...bytes.count)) }
+        return bytes
+    }
+
     @Test func randomInputsAgreeWithTheReference() {
-        let pieces: [(Int, [UInt8])] = [
-            (30, Array("abcdefgh".utf8)), (10, Array(" \":,{}[]0123456789".utf8)), (6, [UInt8(ascii: "\\")]),
-            (4, [UInt8(ascii: "u")]), (6, Array("0123456789abcdefABCDEFdD".utf8)), (1, [0x0B]), (1, [0x0C]),
-            (3, [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x7F]), (8, [0xC3, 0xA9]), (12, [0xE6, 0x97, 0xA5]), (4, [0xF0, 0x9F, 0x98, 0x80]),
-            (4, Array(#"\ud83d\ude00"#.utf8)), (3, Array(#"\u00e9"#.utf8)), (2, Array(#"\uD800"#.utf8)), (2, Array(#"\uDFFF"#.utf8)),
-            (2, Array(#"\n"#.utf8)), (1, Array(#"\\"#.utf8)), (1, Array(#"\""#.utf8)),
-            (2, [0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF]), (2, [0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]),
-        ]
-        let validPieces: [(Int, [UInt8])] = [
-            (30, Array("abcdefgh".utf8)), (10, Array(" \":,{}[]0123456789".utf8)), (4, [UInt8(ascii: "u")]),
-            (6, Array("0123456789abcdefABCDEFdD".utf8)), (3, [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x7F]), (8, [0xC3, 0xA9]),
-            (2, [0xDF, 0xBF]), (12, [0xE6, 0x97, 0xA5]), (2, [0xE0, 0xA0, 0x80]), (2, [0xED, 0x9F, 0xBF]), (4, [0xF0, 0x9F, 0x98, 0x80]),
-            (1, [0xF4, 0x8F, 0xBF, 0xBF]), (4, Array(#"\ud83d\ude00"#.utf8)), (3, Array(#"\u00e9"#.utf8)), (2, Array(#"\n"#.utf8)),
-            (1, Array(#"\\"#.utf8)), (1, Array(#"\""#.utf8)),
-        ]
-        let bad: [[UInt8]] = [
-            [0x0B], [0x0C], [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xF0, 0x8F, 0xBF, 0xBF],
-            [0xF4, 0x90, 0x80, 0x80], [0xF5], [0xFF], [0xE6, 0x97], [0xF0, 0x9F, 0x98], [0xC3],
-            Array(#"\uD800"#.utf8), Array(#"\uDFFF"#.utf8), Array(#"\uDBFF\u0041"#.utf8), Array(#"\uD83D\n"#.utf8), Array(#"\u12"#.utf8),
-        ]
         var rand = Rand(seed: 0x5CA9_2026)
         var disagreements = 0
-        for _ in 0..<12000 {
-            var bytes: [UInt8] = []
-            let target = rand.int(0...90)
-            let sparse = rand.bool()
-            while bytes.count < target {
-                let piece = rand.weighted(sparse ? validPieces : pieces)
-                // A whole piece (a character or an escape), or one byte of it.
-                if sparse || rand.percent(70) { bytes += piece } else { bytes.append(rand.pick(piece)) }
-                if rand.percent(10) { bytes += Array(repeating: UInt8(ascii: "x"), count: rand.int(1...24)) }
-            }
-            if sparse && rand.percent(80) { bytes.insert(contentsOf: rand.pick(bad), at: rand.int(0...bytes.count)) }
+        for round in 0..<12000 {
+            // Longer ones too (every tenth), for runs through several of the kernel's 32-byte blocks.
+            let bytes = Self.randomInput(&rand, length: round % 10 == 9 ? 90...400 : 0...90)
             let expected = Reference.firstViolation(bytes)
             var cutsList: [[Int]] = [[]]
             for _ in 0..<4 {
@@ -495,6 +513,62 @@ struct StrictScannerReferenceTests {
             }
         }
         #expect(disagreements == 0)
+    }
+}
+
+/// The SIMD kernel (`cjsonscan_plain_prefix`) alone, against its contract (CJSONScan.h): what it skips is what the
+/// reference accepts, ending with nothing open; on valid input it skips all but the last few bytes; and it stops
+/// exactly where the fast path must look.
+@Suite struct StrictScannerKernelTests {
+    typealias R = StrictScannerReferenceTests
+
+    func prefix(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { cjsonscan_plain_prefix($0.baseAddress, $0.count) }
+    }
+
+    @Test func whatItSkipsTheReferenceAcceptsWithNothingOpen() throws {
+        try #require(StrictJSONScanner.kernelAvailable, "no SIMD kernel on this CPU: the scanner runs its Swift code alone")
+        var rand = Rand(seed: 0x4B45_524E)
+        for round in 0..<20000 {
+            let bytes = R.randomInput(&rand, validOnly: round % 4 == 0, length: round % 2 == 0 ? 0...120 : 100...600)
+            let end = prefix(bytes)
+            guard end <= bytes.count else {
+                Issue.record("prefix \(end) past the end of \(bytes.count) bytes")
+                return
+            }
+            var reference = R.Reference()
+            for (offset, b) in bytes[..<end].enumerated() {
+                if let found = reference.feed(b, at: offset) {
+                    Issue.record("skipped \(end) bytes over \(found): \(bytes)")
+                    return
+                }
+            }
+            let open = reference.continuations > 0 || reference.afterBackslash || reference.hexDigits != nil || reference.pendingHigh != nil
+            #expect(!open, "ends inside a character or an escape at \(end): \(bytes)")
+            // Valid input: all but the last 34 bytes at most (a block of 32 and a character cut by its end).
+            if round % 4 == 0 {
+                #expect(end >= bytes.count - 34, "stopped at \(end) of \(bytes.count) valid bytes: \(bytes)")
+            }
+        }
+    }
+
+    @Test func stopsWhereTheFastPathMustLook() throws {
+        try #require(StrictJSONScanner.kernelAvailable, "no SIMD kernel on this CPU")
+        let plain = Array(repeating: UInt8(ascii: "a"), count: 100)
+        let cjk: [UInt8] = [0xE6, 0x97, 0xA5]
+        // What is put at `at`, and where the kernel must stop, from `at`.
+        let cases: [([UInt8], Int)] = [
+            ([0x0B], 0), ([0x0C], 0), ([0xC0, 0x80], 0), ([0xED, 0xA0, 0x80], 0), ([0xF4, 0x90, 0x80, 0x80], 0),
+            ([0x80], 0), ([0xC3, 0x41], 0), (cjk + [0xE6, 0x97, 0x41], 3), (Array(#"\uD800x"#.utf8), 0),
+            (Array(#"\uDC00"#.utf8), 0), (Array(#"\u12G4"#.utf8), 0), ([UInt8(ascii: "\\"), 0xC3, 0xA9], 0),
+            (Array(#"\n\u00e9\ud83d\ude00"#.utf8) + [0x0C], 20), (cjk + cjk + [0xF0, 0x9F, 0x98, 0x80, 0xC1], 10),
+        ]
+        for (piece, stop) in cases {
+            for at in [0, 1, 15, 30, 31, 32, 33, 50] {
+                let bytes = Array(plain[..<at]) + piece + plain
+                #expect(prefix(bytes) == at + stop, "\(piece) at \(at): \(prefix(bytes))")
+            }
+        }
     }
 }
 
