@@ -4,7 +4,9 @@
     python3 Benchmarks/compare.py --corpus C.ndjson --work DIR --streammap BIN --peers-bin DIR [--rounds 5]
                                   [--out Benchmarks/results] [--corpus-summary TEXT] [--command TEXT]
 
-Every tool runs once per round, interleaved (the order rotates each round, so a slow moment of a shared machine
+Every tool runs once untimed (its output kept for the checks), then once per round, interleaved, its output going
+to /dev/null unless --timed-output file, the corpus read through just before each run so that the page cache holds
+it (the order rotates each round, so a slow moment of a shared machine
 hits different tools; the tools a target compares run back to back, see PAIRED), wrapped in /usr/bin/time for its
 peak RSS. MB/s is the corpus size (10^6 bytes) over the
 median wall time; a ratio between two tools is the median over rounds of their time ratio in the same round
@@ -131,18 +133,36 @@ def run_groups(tools):
     return groups + [[t] for t in tools if t.key not in grouped]
 
 
-def run_once(tool, work):
-    out = os.path.join(work, tool.key + ".out")
-    err = os.path.join(work, tool.key + ".err")
+def warm(path):
+    """Reads the corpus through, so that the timed run finds it in the page cache. (Some VMs hand file pages back
+    to the host within seconds; a run that reads part of its input from the virtual disk is slower by the disk's
+    speed, the same absolute time for every tool, and --jobs N reads on one thread.)"""
+    with open(path, "rb", buffering=0) as f:
+        while f.read(1 << 20):
+            pass
+
+
+def run_once(tool, work, timed_output, corpus):
+    """One run of `tool`. The checked run (timed_output None) writes stdout and stderr to WORK/KEY.out and .err for
+    the checks and is not timed; a timed run writes stdout to /dev/null (as hyperfine does by default: the time is
+    the tool's, not the file system's) or, with timed_output "file", to WORK/KEY.timed.out, and stderr (the
+    rejects report) to WORK/KEY.timed.err."""
+    checked = timed_output is None
+    out = os.path.join(work, tool.key + (".out" if checked else ".timed.out"))
+    err = os.path.join(work, tool.key + (".err" if checked else ".timed.err"))
     rss = os.path.join(work, tool.key + ".rss")
-    with open(out, "wb") as o, open(err, "wb") as e:
+    if not checked:
+        warm(corpus)
+    with open(os.devnull if timed_output == "null" else out, "wb") as o, open(err, "wb") as e:
         start = time.perf_counter()
         p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + tool.cmd, stdout=o, stderr=e)
         elapsed = time.perf_counter() - start
+    tool.exit_codes.append(p.returncode)
+    if checked:
+        return
     with open(rss) as f:
         lines = [l for l in f.read().split("\n") if l.strip()]
     tool.times.append(elapsed)
-    tool.exit_codes.append(p.returncode)
     try:
         tool.rss_kib.append(int(lines[-1]))
     except (IndexError, ValueError):
@@ -454,7 +474,11 @@ def write_report(a, tools, size, out_dir):
     L.append("Produced by `%s` on %s. **Absolute figures vary by machine and load; the ratios, measured in one "
              "run with the tools interleaved, are what compares.** MB = 10^6 bytes of input; MB/s = corpus size / "
              "median wall time of %d rounds; a ratio (×) = the median over rounds of the two tools' time ratio in the "
-             "same round; peak RSS = the largest of the rounds (`/usr/bin/time -f %%M`)." % (a.command, now, a.rounds))
+             "same round; peak RSS = the largest of the rounds (`/usr/bin/time -f %%M`). %s" % (
+                 a.command, now, a.rounds,
+                 "Timed runs write their output to /dev/null (as hyperfine does by default); a first, untimed run of "
+                 "each tool writes it to a file for the checks." if a.timed_output == "null" else
+                 "Timed runs write their output to a file (`TIMED_OUTPUT=file`)."))
     L.append("")
     L.append("- Machine: %s, %d cores, %s; %s" % (cpu_model(), os.cpu_count() or 0, platform.platform(), sh(["swift", "--version"]).split("\n")[0]))
     L.append("- Corpus: %s" % (a.corpus_summary or "%d bytes" % size))
@@ -549,6 +573,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--corpus-summary", default="")
     ap.add_argument("--command", default="Benchmarks/compare.sh")
+    ap.add_argument("--timed-output", choices=["null", "file"], default="null",
+                    help="where timed runs write stdout: /dev/null (default) or a file")
     a = ap.parse_args()
     a.corpus = os.path.abspath(a.corpus)
     a.work = os.path.abspath(a.work)
@@ -556,12 +582,16 @@ def main():
     size = os.path.getsize(a.corpus)
     tools = build_tools(a)
     groups = run_groups(tools)
+    t0 = time.perf_counter()
+    for t in tools:
+        run_once(t, a.work, None, a.corpus)
+    print("compare.py: checked run (outputs kept for the checks) done in %.1f s" % (time.perf_counter() - t0), file=sys.stderr)
     for r in range(a.rounds):
         k = r % len(groups)
         order = [t for g in groups[k:] + groups[:k] for t in (g if r % 2 == 0 else list(reversed(g)))]
         t0 = time.perf_counter()
         for t in order:
-            run_once(t, a.work)
+            run_once(t, a.work, a.timed_output, a.corpus)
         print("compare.py: round %d/%d done in %.1f s" % (r + 1, a.rounds, time.perf_counter() - t0), file=sys.stderr)
     check_all(tools, a.work, a.corpus)
     ratios = write_report(a, tools, size, a.out)

@@ -8,7 +8,9 @@
 # output against streammap's, and writes Benchmarks/results/comparison.{md,json,svg}. See Benchmarks/README.md.
 #
 # Environment: ROUNDS (5), STREAMMAP_BIN (use this binary instead of building one), CORPUS_SEED (20140831),
-# KEEP_WORK=1 (keep the temporary directory with the corpus and every tool's output), RESULTS_DIR.
+# KEEP_WORK=1 (keep the temporary directory with the corpus and every tool's output), RESULTS_DIR,
+# TIMED_OUTPUT=file (timed runs write their output to a file; by default to /dev/null, and a first, untimed run of
+# each tool writes it to a file for the checks).
 set -euo pipefail
 
 SIZE_MB="${1:-100}"
@@ -69,6 +71,6 @@ say "corpus: $SUMMARY"
 
 say "running $ROUNDS rounds"
 python3 "$BENCH/compare.py" --corpus "$WORK/corpus.ndjson" --work "$WORK" --streammap "$STREAMMAP_BIN" \
-    --peers-bin "$PEERS_BIN" --rounds "$ROUNDS" --out "$RESULTS_DIR" \
+    --peers-bin "$PEERS_BIN" --rounds "$ROUNDS" --out "$RESULTS_DIR" --timed-output "${TIMED_OUTPUT:-null}" \
     --corpus-summary "$SUMMARY (corpus.py, seed ${CORPUS_SEED:-20140831})" --command "Benchmarks/compare.sh $SIZE_MB"
 say "wrote ${RESULTS_DIR#$ROOT/}/comparison.md and comparison.svg in $(( $(date +%s) - START )) s"
