@@ -32,7 +32,8 @@ static size_t character_boundary(const unsigned char *p, size_t floor, size_t po
 }
 
 /// The four hex digits at `p` as nibbles, the first in the lowest byte, or 0 with `*ok` cleared. Each byte is
-/// checked by borrows that stay in its lane: a digit 30...39, a letter (folded to lower case) 61...66.
+/// checked by borrows that stay in its lane: a digit 30...39, a letter (folded to lower case) 61...66. The same
+/// trick as `StrictJSONScanner.hexDigits`, which the Swift path (no AVX2) keeps: change both together.
 static inline uint32_t hex_digits(const unsigned char *p, int *ok) {
     uint32_t w;
     memcpy(&w, p, 4);
