@@ -8,6 +8,10 @@ import Darwin
 /// mapped batches, fetched by sequence number. One mutex guards everything; workers wait on `workAvailable`, the
 /// reading thread on `batchMapped`. The queue does not bound itself: the reading thread never has more than its
 /// window of batches submitted and not yet fetched (`ParallelMapping`).
+///
+/// Every hand-off consumes the batch (`consume`), so the side that receives it holds the only reference to its
+/// buffers: a reference kept a moment too long by the side that gave it up would make the receiver's first
+/// mutation copy half a megabyte into fresh pages (BatchReuseTests).
 final class BatchQueue: @unchecked Sendable {
     // @unchecked: every stored var is read and written only with `mutex` held; the pthread objects live at fixed
     // heap addresses for the queue's lifetime.
@@ -44,7 +48,7 @@ final class BatchQueue: @unchecked Sendable {
     /// Queues a batch for the next free worker.
     func submit(_ batch: consuming RecordBatch) {
         pthread_mutex_lock(mutex)
-        waiting.append(batch)
+        waiting.append(consume batch)
         pthread_cond_signal(workAvailable)
         pthread_mutex_unlock(mutex)
     }
@@ -86,7 +90,8 @@ final class BatchQueue: @unchecked Sendable {
     func finished(_ batch: consuming RecordBatch) {
         pthread_mutex_lock(mutex)
         if !closed {
-            mapped[batch.sequence] = batch
+            let sequence = batch.sequence
+            mapped[sequence] = consume batch
             pthread_cond_signal(batchMapped)
         }
         pthread_mutex_unlock(mutex)

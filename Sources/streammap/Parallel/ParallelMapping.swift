@@ -54,7 +54,7 @@ final class ParallelMapping {
             let map = makeBatchMapper()
             while var batch = queue.next() {
                 map(&batch)
-                queue.finished(batch)
+                queue.finished(consume batch)
             }
         }
         if let failure, workers.count == 0 { throw Errno(code: failure) }
@@ -67,12 +67,12 @@ final class ParallelMapping {
     func submitCurrent(input: String) {
         current.dropOpenRecord()
         guard !current.isEmpty else { return }
-        var batch = spare.popLast() ?? RecordBatch()
-        swap(&batch, &current)
-        batch.input = input
-        batch.sequence = nextSequence
+        current.input = input
+        current.sequence = nextSequence
         nextSequence += 1
-        queue.submit(batch)
+        let batch = current
+        current = spare.popLast() ?? RecordBatch()
+        queue.submit(consume batch)
     }
 
     /// The oldest batch not yet written, once it is mapped: waits for it when `wait`; nil when nothing is in flight
@@ -86,9 +86,8 @@ final class ParallelMapping {
     /// A written batch comes back for reuse.
     func recycle(_ batch: consuming RecordBatch) {
         guard spare.count <= window else { return }
-        var batch = batch
         batch.reset()
-        spare.append(batch)
+        spare.append(consume batch)
     }
 
     /// The run stopped: batches in flight and the one being cut are never written.

@@ -63,7 +63,6 @@ extension Pipeline {
     /// same reports, the same stops). A stop at a record leaves the rest of the batch uncounted, and `bytesIn` at
     /// what one job had read when it mapped that record.
     mutating func writeBatch(_ batch: consuming RecordBatch) {
-        let batch = batch
         batch.bytes.withUnsafeBytes { records in
             batch.output.withUnsafeBytes { mapped in
                 var start = 0
@@ -80,6 +79,6 @@ extension Pipeline {
                 }
             }
         }
-        parallel?.recycle(batch)
+        parallel?.recycle(consume batch)
     }
 }

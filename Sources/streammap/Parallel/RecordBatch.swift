@@ -92,7 +92,9 @@ struct RecordBatch: Sendable {
         writer.bytes = output
         output = []
         writer.bytes.removeAll(keepingCapacity: true)
-        if writer.bytes.capacity < bytes.count { writer.bytes.reserveCapacity(bytes.count) }
+        // Room for the input's size, taken as the input buffer's capacity (which grows by doubling): reserving
+        // just `bytes.count` would allocate afresh for every batch a little longer than any before it.
+        if writer.bytes.capacity < bytes.count { writer.bytes.reserveCapacity(bytes.capacity) }
         outcomes.removeAll(keepingCapacity: true)
         outcomes.reserveCapacity(records.count)
         outputEnds.removeAll(keepingCapacity: true)
