@@ -5,8 +5,8 @@
                                   [--out Benchmarks/results] [--corpus-summary TEXT] [--command TEXT]
 
 Every tool runs once untimed (its output kept for the checks), then once per round, interleaved, its output going
-to /dev/null unless --timed-output file, the corpus read through just before each run so that the page cache holds
-it (the order rotates each round, so a slow moment of a shared machine
+to /dev/null unless --timed-output file, after `machine.settle` (the corpus read through so that the page cache holds
+it, and every CPU kept busy for 0.2 s so that none starts the run idle: see machine.py) (the order rotates each round, so a slow moment of a shared machine
 hits different tools; the tools a target compares run back to back, see PAIRED), wrapped in /usr/bin/time for its
 peak RSS. MB/s is the corpus size (10^6 bytes) over the
 median wall time; a ratio between two tools is the median over rounds of their time ratio in the same round
@@ -31,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ under the repository
 import chart  # noqa: E402
+import machine  # noqa: E402
 
 TARGETS = {
     "stream_vs_ceiling": 0.85,
@@ -133,15 +134,6 @@ def run_groups(tools):
     return groups + [[t] for t in tools if t.key not in grouped]
 
 
-def warm(path):
-    """Reads the corpus through, so that the timed run finds it in the page cache. (Some VMs hand file pages back
-    to the host within seconds; a run that reads part of its input from the virtual disk is slower by the disk's
-    speed, the same absolute time for every tool, and --jobs N reads on one thread.)"""
-    with open(path, "rb", buffering=0) as f:
-        while f.read(1 << 20):
-            pass
-
-
 def run_once(tool, work, timed_output, corpus):
     """One run of `tool`. The checked run (timed_output None) writes stdout and stderr to WORK/KEY.out and .err for
     the checks and is not timed; a timed run writes stdout to /dev/null (as hyperfine does by default: the time is
@@ -152,7 +144,7 @@ def run_once(tool, work, timed_output, corpus):
     err = os.path.join(work, tool.key + (".err" if checked else ".timed.err"))
     rss = os.path.join(work, tool.key + ".rss")
     if not checked:
-        warm(corpus)
+        machine.settle([corpus])
     with open(os.devnull if timed_output == "null" else out, "wb") as o, open(err, "wb") as e:
         start = time.perf_counter()
         p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + tool.cmd, stdout=o, stderr=e)

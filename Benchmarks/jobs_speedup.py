@@ -6,7 +6,7 @@
 
 Without --corpus, generates one with corpus.py (--size-mb MB, its default seed) in a temporary directory and deletes it
 afterwards. Each round runs `--jobs 1` and `--jobs N` back to back (in alternating order), output to /dev/null,
-and checks that both wrote the same bytes in the first round. On a shared machine other work skews single rounds:
+each after `machine.settle` (input in the page cache, every CPU awake: see machine.py), and checks that both wrote the same bytes in the first round. On a shared machine other work skews single rounds:
 a round is discarded (and retried after a pause) when the rest of the machine used more than 5% of a CPU during
 either run, going by /proc/stat (Linux). Prints every kept round, then the median wall times and the median of the
 per-round ratios (the figure to quote).
@@ -25,6 +25,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ under the repository
+import machine  # noqa: E402
 
 
 def busy_seconds():
@@ -35,15 +38,6 @@ def busy_seconds():
     except OSError:
         return None
     return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
-
-
-def warm(paths):
-    """Reads the inputs through, so that the timed run finds them in the page cache (some VMs hand file pages back
-    to the host within seconds, and --jobs N reads on one thread)."""
-    for path in paths:
-        with open(path, "rb", buffering=0) as f:
-            while f.read(1 << 20):
-                pass
 
 
 def run(cmd, out=subprocess.DEVNULL):
@@ -131,7 +125,7 @@ def main():
         pair = pair[k:] + pair[:k]
         r = {}
         for name, cmd in pair:
-            warm(parts if cmd is None else [corpus])
+            machine.settle(parts if cmd is None else [corpus])
             wall, own, foreign = run_parallel(a, parts) if cmd is None else run(cmd)
             if foreign > 0.05 * wall:
                 r = None
