@@ -10,6 +10,9 @@ struct InputFile {
     /// Name in messages: the path as given, or `<stdin>`.
     let name: String
 
+    /// How many bytes one read asks for (256 KiB).
+    static let readBytes = 1 << 18
+
     /// Opens `path` (`-`: standard input). A directory is refused here (reading one fails later with EISDIR
     /// anyway, but only on some systems). The error is an errno.
     static func open(_ path: String) -> Result<InputFile, Errno> {

@@ -63,7 +63,7 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
     private var waitingPiece: UnsafeRawBufferPointer?
     /// The current record's bytes go to the engine piece by piece (`beginRecord` was called).
     var recordInEngine = false
-    private var readBuffer = [UInt8](repeating: 0, count: 1 << 18)
+    private var readBuffer = [UInt8](repeating: 0, count: InputFile.readBytes)
 
     /// With more than one job: the batches and the workers (nil: every record is mapped by `engine`, here).
     /// `engine` still maps the records too long for a batch.
@@ -149,7 +149,14 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
                 if stop == nil { stop = .interrupted(Signals.received) }
                 break
             }
-            let n = buffer.withUnsafeMutableBytes { input.read(into: $0, interrupted: { Signals.received != 0 }) }
+            // With workers, the bytes go into a chunk that the batches point into; else into the read buffer.
+            let chunk = parallel?.nextChunk()
+            let n: Int?
+            if let chunk {
+                n = chunk.fill { input.read(into: $0, interrupted: { Signals.received != 0 }) }
+            } else {
+                n = buffer.withUnsafeMutableBytes { input.read(into: $0, interrupted: { Signals.received != 0 }) }
+            }
             guard let n else {
                 if Signals.received != 0 { continue }
                 let code = errno
@@ -165,7 +172,11 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
                 break
             }
             stats.bytesIn += n
-            buffer.withUnsafeBytes { framing.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), into: &self) }
+            if let chunk {
+                framing.feed(chunk.bytes, into: &self)
+            } else {
+                buffer.withUnsafeBytes { framing.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), into: &self) }
+            }
             if progress != nil { progress!.tick(stats, console: console) }
         }
     }
@@ -213,7 +224,7 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
         guard !skippingRecord else { return }
         recordLength += bytes.count
         if batching {
-            parallel!.current.continueRecord(bytes)
+            parallel!.continueRecord(bytes)
             if recordLength > parallel!.longRecordBytes { streamLongRecord() }
             return
         }
@@ -255,7 +266,7 @@ struct Pipeline<Engine: RecordEngine>: RecordHandler {
         guard stop == nil else { return }
         if let parallel {
             if bytes.count <= parallel.longRecordBytes {
-                parallel.current.addRecord(bytes, at: location, bytesIn: stats.bytesIn, framingError: framingError)
+                parallel.addRecord(bytes, at: location, bytesIn: stats.bytesIn, framingError: framingError)
                 if parallel.currentIsFull { submitBatch() }
                 return
             }

@@ -143,6 +143,37 @@ struct ParallelJobsTests {
         #expect(one.stderr.contains("invalid JSON"))
     }
 
+    /// Reads end every 256 KiB, and the records that go on across them are copied into their batch while the rest
+    /// are pointed at where they were read: an input of several reads, with a CRLF split across the first read's
+    /// end and a CR that is whitespace inside a record across the second's (the framing hands that CR on from a
+    /// buffer of its own).
+    @Test func recordsAcrossReads() throws {
+        let dir = try CLI.temporaryDirectory()
+        let spec = try Self.file(Self.spec, "spec.json", in: dir)
+        let read = 1 << 18
+        func padded(_ head: String, then text: String, endingAt end: Int) -> String {
+            // `head`, short records, blanks and a newline, then `text`, whose last byte is at offset `end - 1`.
+            var out = head
+            var id = 0
+            while out.utf8.count < end - text.utf8.count - 40 {
+                out += #"{"id":\#(id),"name":"pad"}"# + "\n"
+                id += 1
+            }
+            out += String(repeating: " ", count: end - text.utf8.count - out.utf8.count - 1) + "\n"
+            return out + text
+        }
+        var input = padded("", then: #"{"id":1,"name":"crlf"}"# + "\r", endingAt: read) + "\n"
+        input = padded(input, then: #"{"id":2,"# + "\r", endingAt: 2 * read) + #""name":"cr inside"}"# + "\n"
+        let crs = input.utf8.indices.filter { input.utf8[$0] == 0x0D }.map { input.utf8.distance(from: input.utf8.startIndex, to: $0) }
+        #expect(crs == [read - 1, 2 * read - 1])
+        input += Self.mixedInput(seed: 8, lines: 9000)
+        #expect(input.utf8.count > 5 * read)
+        let a = try Self.file(input, "a.ndjson", in: dir)
+        let one = try Self.expectSameAsOneJob(["--spec", spec, "--warnings", "--stats", a], jobs: [2], batchBytes: [1, 4096, 1 << 19])
+        #expect(one.stdout.contains(#"{"id":1,"name":"crlf"}"#))
+        #expect(one.stdout.contains(#"{"id":2,"name":"cr inside"}"#))
+    }
+
     @Test func standardInputAndQuietRuns() throws {
         let input = Self.mixedInput(seed: 3, lines: 300)
         try Self.expectSameAsOneJob(["--require", "id", "--type", "id=integer", "--stats"], stdin: input)

@@ -2,13 +2,16 @@ import StreamMap
 
 /// `--jobs N`: the reading thread's side of ordered parallel mapping.
 ///
-/// The reading thread (the pipeline's) frames the input as usual and copies whole records into the batch being cut
-/// (`current`); when that holds `batchBytes` bytes or `batchRecords` records, at the end of a record, it is
-/// submitted with the next sequence number. N worker threads, each with an engine of its own, map batches in any
-/// order; the reading thread writes them strictly in sequence order (`nextMapped`). At most `window` (2 × N)
-/// batches are submitted and not yet written: when the window is full, the reading thread writes the oldest batch
-/// (waiting for it) before it submits another. Memory stays bounded by about window + 2 batches of input, each
-/// under `batchBytes` + `longRecordBytes` (a longer record never goes into a batch), plus their output.
+/// The reading thread (the pipeline's) reads the input into chunks (`nextChunk`), frames it as usual and cuts
+/// whole records into the batch being cut (`current`), which points at them in their chunk (a record that goes on
+/// across chunks is copied); when the batch holds `batchBytes` bytes or `batchRecords` records, at the end of a
+/// record, it is submitted with the next sequence number. N worker threads, each with an engine of its own, map
+/// batches in any order; the reading thread writes them strictly in sequence order (`nextMapped`). At most
+/// `window` (2 × N) batches are submitted and not yet written: when the window is full, the reading thread writes
+/// the oldest batch (waiting for it) before it submits another. Memory stays bounded by about window + 2 batches
+/// of input, each under `batchBytes` + `longRecordBytes` (a longer record never goes into a batch) and the chunks
+/// it points into (at most `maxChunksPerBatch`), plus their output; a written batch lets go of its chunks, which
+/// are then filled again.
 ///
 /// (Letting the reading thread map a waiting batch itself instead of waiting — N − 1 workers, never more busy
 /// threads than jobs — measured no faster on 2 cores: it reads and writes little, and is asleep most of the time.)
@@ -31,8 +34,15 @@ final class ParallelMapping {
     /// `Pipeline.streamLongRecord`): the one-thread pipeline's constant memory for a 200 MB line. 2 MiB by default.
     var longRecordBytes: Int { 4 * batchBytes }
 
+    /// The size of a chunk: what one read asks for, as with one job (so that the reads end where one job's do,
+    /// and `bytesIn` at a stop is what one job had read).
+    static let chunkBytes = InputFile.readBytes
+
     /// The batch being cut.
     var current = RecordBatch()
+    /// The chunk being framed (records in it are not copied into batches), nil before the first read.
+    private(set) var readingChunk: InputChunk?
+    private var chunks: ChunkPool
     private let queue = BatchQueue()
     private var workers = WorkerThreads()
     private var spare: [RecordBatch] = []
@@ -41,7 +51,36 @@ final class ParallelMapping {
 
     /// Batches submitted and not yet written.
     var inFlight: Int { nextSequence - nextToWrite }
-    var currentIsFull: Bool { current.bytes.count >= batchBytes || current.records.count >= Self.batchRecords }
+    /// The batch being cut is submitted at the end of a record once it holds `batchBytes` bytes of records, or
+    /// `batchRecords` records, or points into `maxChunksPerBatch` chunks — that last one for input that is mostly
+    /// whitespace between records, where a few records would otherwise keep many chunks alive.
+    var currentIsFull: Bool {
+        current.byteCount >= batchBytes || current.records.count >= Self.batchRecords || current.chunks.count >= maxChunksPerBatch
+    }
+
+    /// Chunks a batch may point into: the `batchBytes` of records it is cut at, in chunks of their own, and the
+    /// chunk on either side (4 by default).
+    var maxChunksPerBatch: Int { batchBytes / chunks.chunkBytes + 2 }
+
+    /// How many chunks were made.
+    var chunksMade: Int { chunks.count }
+
+    /// A chunk for the next read, which becomes the chunk being framed: one that no batch refers to any more, or a
+    /// new one.
+    func nextChunk() -> InputChunk {
+        readingChunk = nil
+        let chunk = chunks.fresh()
+        readingChunk = chunk
+        return chunk
+    }
+
+    /// The next piece of the NDJSON record being cut (from the chunk being framed, or not).
+    func continueRecord(_ piece: UnsafeRawBufferPointer) { current.continueRecord(piece, in: readingChunk) }
+
+    /// A whole record (the `array`, `concat` and `seq` framings).
+    func addRecord(_ record: UnsafeRawBufferPointer, at location: RecordLocation, bytesIn: Int, framingError: JSONSyntaxError?) {
+        current.addRecord(record, in: readingChunk, at: location, bytesIn: bytesIn, framingError: framingError)
+    }
 
     /// Starts `jobs` workers, each mapping with a function from `makeBatchMapper` called on its own thread (so each
     /// worker's engine is made there: no two threads ever share an engine's compiled state). Fails with an errno
@@ -49,6 +88,7 @@ final class ParallelMapping {
     init(jobs: Int, batchBytes: Int, makeBatchMapper: @escaping BatchMapperFactory) throws(Errno) {
         window = 2 * jobs
         self.batchBytes = max(1, batchBytes)
+        chunks = ChunkPool(chunkBytes: Self.chunkBytes)
         let queue = self.queue
         let failure = workers.start(jobs) {
             let map = makeBatchMapper()

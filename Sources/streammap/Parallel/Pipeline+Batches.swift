@@ -63,7 +63,7 @@ extension Pipeline {
     /// same reports, the same stops). A stop at a record leaves the rest of the batch uncounted, and `bytesIn` at
     /// what one job had read when it mapped that record.
     mutating func writeBatch(_ batch: consuming RecordBatch) {
-        batch.bytes.withUnsafeBytes { records in
+        batch.spill.withUnsafeBytes { spill in
             batch.output.withUnsafeBytes { mapped in
                 var start = 0
                 for (i, record) in batch.records.enumerated() {
@@ -72,7 +72,7 @@ extension Pipeline {
                     let mark = output.writer.bytes.count
                     output.writer.writeRaw(UnsafeRawBufferPointer(rebasing: mapped[start..<end]))
                     start = end
-                    let text = UnsafeRawBufferPointer(rebasing: records[record.start..<record.start + min(record.length, keepLimit)])
+                    let text = UnsafeRawBufferPointer(rebasing: RecordBatch.bytes(of: record, chunks: batch.chunks, spill: spill).prefix(max(keepLimit, 0)))
                     handle(batch.outcomes[i], mark: mark, record: text, input: batch.input, location: record.location,
                            totalBytes: record.length)
                     if stop != nil { stats.bytesIn = record.bytesIn }

@@ -2,10 +2,17 @@ import StreamMap
 
 /// A run of whole records from one input: cut by the reading thread, mapped on a worker thread, written by the
 /// reading thread in sequence order (`--jobs`). One value travels the whole way, so its buffers are reused.
+///
+/// A record's bytes are not copied when they can be pointed at: a record that lies inside one chunk of the input
+/// as read (`InputChunk`, nearly every record) is a range of that chunk, which the batch keeps alive. The rest —
+/// records that go on across chunks, and pieces the framing hands on from buffers of its own — are copied into
+/// `spill`.
 struct RecordBatch: Sendable {
     /// One record of the batch.
     struct Record: Sendable {
-        /// Where its bytes are in `bytes`.
+        /// The index in `chunks` of the chunk holding the record's bytes; nil: they are in `spill`.
+        var chunk: Int?
+        /// Where the bytes are in that chunk, or in `spill`.
         var start: Int
         var length: Int
         /// Its line and byte offset in its input, as the framer reported them.
@@ -17,15 +24,27 @@ struct RecordBatch: Sendable {
         var framingError: JSONSyntaxError?
     }
 
+    /// Where the bytes of the record being cut are so far.
+    private enum OpenRecord {
+        /// `chunks[index][start..<end]`.
+        case inChunk(index: Int, start: Int, end: Int)
+        /// `spill[start...]` (nothing yet when `start == spill.count`).
+        case spilled(start: Int)
+    }
+
     /// Its place in the output order.
     var sequence = 0
     /// The input's name in messages.
     var input = ""
-    /// The records' bytes, back to back.
-    var bytes: [UInt8] = []
-    var records: [Record] = []
-    /// Where the record being cut starts in `bytes` (NDJSON records arrive in pieces), nil between records.
-    private(set) var openRecordStart: Int?
+    /// The chunks the records point into.
+    private(set) var chunks: [InputChunk] = []
+    /// Bytes of records that are not in one chunk, back to back.
+    private(set) var spill: [UInt8] = []
+    private(set) var records: [Record] = []
+    /// The records' bytes, all told.
+    private(set) var byteCount = 0
+    /// The record being cut, nil between records.
+    private var open: OpenRecord?
 
     // Filled by `map(with:)`: one outcome per record, and the mapped records' bytes back to back (no newlines),
     // record `i` ending at `outputEnds[i]`.
@@ -37,50 +56,95 @@ struct RecordBatch: Sendable {
 
     // MARK: Cutting (the reading thread)
 
-    mutating func beginRecord() { openRecordStart = bytes.count }
+    mutating func beginRecord() { open = .spilled(start: spill.count) }
 
-    mutating func continueRecord(_ piece: UnsafeRawBufferPointer) { bytes.append(contentsOf: piece) }
+    /// The next piece of the record being cut; `chunk` is the chunk being framed, if any (a piece inside it that
+    /// follows the record's bytes so far is not copied).
+    mutating func continueRecord(_ piece: UnsafeRawBufferPointer, in chunk: InputChunk?) {
+        guard let open else { return }
+        if let chunk, let offset = chunk.offset(of: piece) {
+            switch open {
+            case .spilled(let start) where start == spill.count:
+                // The record's first piece.
+                if chunks.last !== chunk { chunks.append(chunk) }
+                self.open = .inChunk(index: chunks.count - 1, start: offset, end: offset + piece.count)
+                return
+            case .inChunk(let index, let start, let end) where chunks[index] === chunk && end == offset:
+                self.open = .inChunk(index: index, start: start, end: end + piece.count)
+                return
+            default:
+                break
+            }
+        }
+        // Not where the record's bytes so far end: from here on the record is copied.
+        if case .inChunk(let index, let start, let end) = open {
+            self.open = .spilled(start: spill.count)
+            spill.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunks[index].bytes[start..<end]))
+        }
+        spill.append(contentsOf: piece)
+    }
 
-    /// Bytes of the record being cut so far.
-    var openRecordLength: Int { openRecordStart.map { bytes.count - $0 } ?? 0 }
-
-    mutating func endRecord(at location: RecordLocation, bytesIn: Int) {
-        guard let start = openRecordStart else { return }
-        records.append(Record(start: start, length: bytes.count - start, location: location, bytesIn: bytesIn))
-        openRecordStart = nil
+    mutating func endRecord(at location: RecordLocation, bytesIn: Int, framingError: JSONSyntaxError? = nil) {
+        guard let open else { return }
+        let record: Record
+        switch open {
+        case .inChunk(let index, let start, let end):
+            record = Record(chunk: index, start: start, length: end - start, location: location, bytesIn: bytesIn,
+                            framingError: framingError)
+        case .spilled(let start):
+            record = Record(chunk: nil, start: start, length: spill.count - start, location: location, bytesIn: bytesIn,
+                            framingError: framingError)
+        }
+        records.append(record)
+        byteCount += record.length
+        self.open = nil
     }
 
     /// Takes the record being cut out of the batch (it is too long for one: it will stream on the reading thread).
     mutating func takeOpenRecord() -> [UInt8] {
-        guard let start = openRecordStart else { return [] }
-        let taken = Array(bytes[start...])
+        let taken: [UInt8]
+        switch open {
+        case .inChunk(let index, let start, let end)?: taken = Array(chunks[index].bytes[start..<end])
+        case .spilled(let start)?: taken = Array(spill[start...])
+        case nil: taken = []
+        }
         dropOpenRecord()
         return taken
     }
 
     /// Forgets the record being cut (the input ended in the middle of it: a read error or a signal).
     mutating func dropOpenRecord() {
-        guard let start = openRecordStart else { return }
-        bytes.removeSubrange(start...)
-        openRecordStart = nil
+        if case .spilled(let start)? = open { spill.removeSubrange(start...) }
+        open = nil
     }
 
     /// A whole record (the `array`, `concat` and `seq` framings).
-    mutating func addRecord(_ record: UnsafeRawBufferPointer, at location: RecordLocation, bytesIn: Int, framingError: JSONSyntaxError?) {
-        records.append(Record(start: bytes.count, length: record.count, location: location, bytesIn: bytesIn, framingError: framingError))
-        bytes.append(contentsOf: record)
+    mutating func addRecord(_ record: UnsafeRawBufferPointer, in chunk: InputChunk?, at location: RecordLocation, bytesIn: Int,
+                            framingError: JSONSyntaxError?) {
+        beginRecord()
+        continueRecord(record, in: chunk)
+        endRecord(at: location, bytesIn: bytesIn, framingError: framingError)
     }
 
-    /// Empties the batch for reuse, keeping its buffers unless one huge batch grew them.
+    /// Empties the batch for reuse: lets go of its chunks, keeps its buffers unless one huge batch grew them.
     mutating func reset() {
         let keep = 1 << 22
-        bytes.removeAll(keepingCapacity: bytes.capacity <= keep)
+        chunks.removeAll(keepingCapacity: true)
+        spill.removeAll(keepingCapacity: spill.capacity <= keep)
         records.removeAll(keepingCapacity: true)
+        byteCount = 0
         outcomes.removeAll(keepingCapacity: true)
         output.removeAll(keepingCapacity: output.capacity <= keep)
         outputEnds.removeAll(keepingCapacity: true)
-        openRecordStart = nil
+        open = nil
         input = ""
+    }
+
+    /// The bytes of `record`, given `spill`'s bytes.
+    static func bytes(of record: Record, chunks: [InputChunk], spill: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let range = record.start..<record.start + record.length
+        guard let chunk = record.chunk else { return UnsafeRawBufferPointer(rebasing: spill[range]) }
+        return UnsafeRawBufferPointer(rebasing: chunks[chunk].bytes[range])
     }
 
     // MARK: Mapping (a worker thread)
@@ -91,23 +155,21 @@ struct RecordBatch: Sendable {
         var writer = JSONWriter()
         writer.bytes = output
         output = []
+        // The buffer grows by doubling as the records are written, and keeps its size from batch to batch (sizing
+        // it to each batch's input would allocate afresh for every batch a little longer than any before it).
         writer.bytes.removeAll(keepingCapacity: true)
-        // Room for the input's size, taken as the input buffer's capacity (which grows by doubling): reserving
-        // just `bytes.count` would allocate afresh for every batch a little longer than any before it.
-        if writer.bytes.capacity < bytes.count { writer.bytes.reserveCapacity(bytes.capacity) }
         outcomes.removeAll(keepingCapacity: true)
         outcomes.reserveCapacity(records.count)
         outputEnds.removeAll(keepingCapacity: true)
         outputEnds.reserveCapacity(records.count)
-        bytes.withUnsafeBytes { all in
+        spill.withUnsafeBytes { spill in
             for record in records {
                 let outcome: RecordOutcome
                 if let framingError = record.framingError {
                     outcome = .rejected(.syntax(framingError))
                 } else {
                     let mark = writer.bytes.count
-                    outcome = engine.map(record: UnsafeRawBufferPointer(rebasing: all[record.start..<record.start + record.length]),
-                                         into: &writer)
+                    outcome = engine.map(record: Self.bytes(of: record, chunks: chunks, spill: spill), into: &writer)
                     if case .rejected = outcome, writer.bytes.count > mark { writer.bytes.removeSubrange(mark...) }
                 }
                 outcomes.append(outcome)
