@@ -466,7 +466,9 @@ def write_report(a, tools, size, out_dir):
     L.append("Produced by `%s` on %s. **Absolute figures vary by machine and load; the ratios, measured in one "
              "run with the tools interleaved, are what compares.** MB = 10^6 bytes of input; MB/s = corpus size / "
              "median wall time of %d rounds; a ratio (×) = the median over rounds of the two tools' time ratio in the "
-             "same round; peak RSS = the largest of the rounds (`/usr/bin/time -f %%M`). %s" % (
+             "same round; peak RSS = the largest of the rounds (`/usr/bin/time -f %%M`). Before each timed run the "
+             "corpus is read through (page cache) and every CPU is kept busy for 0.2 s, so that no tool starts on an "
+             "idle vCPU ([`machine.py`](../machine.py)). %s" % (
                  a.command, now, a.rounds,
                  "Timed runs write their output to /dev/null (as hyperfine does by default); a first, untimed run of "
                  "each tool writes it to a file for the checks." if a.timed_output == "null" else
