@@ -4,13 +4,13 @@
     python3 Benchmarks/compare.py --corpus C.ndjson --work DIR --streammap BIN --peers-bin DIR [--rounds 5]
                                   [--out Benchmarks/results] [--corpus-summary TEXT] [--command TEXT]
 
-Every tool runs once untimed (its output kept for the checks), then once per round, interleaved, its output going
-to /dev/null unless --timed-output file, after `machine.settle` (the corpus read through so that the page cache holds
-it, and every CPU kept busy for 0.2 s so that none starts the run idle: see machine.py) (the order rotates each round, so a slow moment of a shared machine
-hits different tools; the tools a target compares run back to back, see PAIRED), wrapped in /usr/bin/time for its
-peak RSS. MB/s is the corpus size (10^6 bytes) over the
-median wall time; a ratio between two tools is the median over rounds of their time ratio in the same round
-(pairing runs of one round cancels a shared machine's drift). Each mapper's output is then checked against streammap's stream engine, record by record: same
+Every tool runs once untimed (its output kept for the checks), then once per round, interleaved: the order rotates
+each round, so a slow moment of a shared machine hits different tools, and the tools a target compares run back to
+back (PAIRED). A timed run writes its output to /dev/null (unless --timed-output file), is wrapped in /usr/bin/time
+for its peak RSS, and follows `machine.settle`: the corpus read through so that the page cache holds it, and every
+CPU kept busy for 0.2 s so that none starts the run idle (see machine.py). MB/s is the corpus size (10^6 bytes)
+over the median wall time; a ratio between two tools is the median over rounds of their time ratio in the same
+round (pairing runs of one round cancels a shared machine's drift). Each mapper's output is then checked against streammap's stream engine, record by record: same
 records rejected, same values (both sides parsed with Python, ints exact), precision loss flagged. Writes
 comparison.md, comparison.json and comparison.svg (chart.py) into --out.
 """
