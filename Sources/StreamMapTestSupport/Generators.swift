@@ -182,6 +182,8 @@ public enum Catalog {
     public static let extraKeys = [
         "extra_key", "another_one", "URLValue", "myURLProperty", "field_1", "_private", "__dunder__", "x_y_z",
         "Ünïcödé_kéy", "a_b", "aB", "snake_case_key", "camelCaseKey", "HTTPStatus", "x", "ALLCAPS", "é",
+        // Keys that some key style gives the same name as a key above (collisions).
+        "my_url_property", "firstName", "allcaps", "url_value", "A_B",
     ]
     public static let delimiters = [".", "->", "/", "::", "|"]
 
@@ -965,7 +967,7 @@ public struct MapperGen {
         default:
             let deep = r.bool()
             let inner: Shape = deep ? .oneOf([.object([], open: true), .array(.object([], open: true))]) : .object([], open: true)
-            return (.keys(r.pick(KeyStyle.allCases), deep: deep), r.percent(80) ? inner : .any)
+            return (.keys(r.pick(KeyStyle.allCases), deep: deep, collisions: r.pick(KeyCollisions.allCases)), r.percent(80) ? inner : .any)
         }
     }
 
@@ -1117,10 +1119,12 @@ public struct MapperGen {
             if r.bool() {
                 values = r.pick([
                     .toString, .numberToString, .optionally(.string), Mapper(.block(Closures.upper)),
-                    .nonFatally(.number, default: 0), .keys(r.pick(KeyStyle.allCases), deep: true), .required, .integer,
+                    .nonFatally(.number, default: 0), .keys(r.pick(KeyStyle.allCases), deep: true, collisions: r.pick(KeyCollisions.allCases)),
+                    .required, .integer,
                 ])
             }
-            unmapped = r.percent(20) && style == nil && values == nil ? .keep : .keep(keyStyle: style, values: values)
+            unmapped = r.percent(20) && style == nil && values == nil
+                ? .keep : .keep(keyStyle: style, values: values, collisions: r.pick(KeyCollisions.allCases))
         }
         let open: Bool
         if case .keep = unmapped { open = r.percent(85) } else { open = r.percent(40) }
@@ -1582,8 +1586,9 @@ public func describe(_ m: Mapper) -> String {
         var parts = o.fields.map { f in
             "\(f.sources.map(describe).joined(separator: "+"))→\(f.destinations.map(describe).joined(separator: "+")): \(describe(f.mapper))"
         }
-        if case .keep(let style, let values) = o.unmapped {
-            parts.append("keep(" + [style?.rawValue, values.map(describe)].compactMap { $0 }.joined(separator: ", ") + ")")
+        if case .keep(let style, let values, let collisions) = o.unmapped {
+            let warn: String? = collisions == .warn ? "collisions: warn" : nil
+            parts.append("keep(" + [style?.rawValue, values.map(describe), warn].compactMap { $0 }.joined(separator: ", ") + ")")
         }
         return "{" + parts.joined(separator: ", ") + "}"
     case .arrayOf(let item): return "[\(describe(item))]"
@@ -1604,7 +1609,8 @@ public func describe(_ m: Mapper) -> String {
         case .urlToString(let s): return "urlToString" + (s.map { "(\($0.joined(separator: ",")))" } ?? "")
         case .uuidToString(let upper): return upper ? "uuidToString(uppercase)" : "uuidToString"
         case .base64(let from, let to): return "base64(\(from.rawValue)→\(to.rawValue))"
-        case .keys(let style, let deep): return "keys(\(style.rawValue)\(deep ? ", deep" : ""))"
+        case .keys(let style, let deep, let collisions):
+            return "keys(\(style.rawValue)\(deep ? ", deep" : "")\(collisions == .warn ? ", collisions: warn" : ""))"
         default: return c.name
         }
     case .block(let b): return "block(\(b.name))"
@@ -1657,7 +1663,9 @@ public func transform(_ m: Mapper, _ f: (Mapper) -> Mapper) -> Mapper {
     case .object(let o):
         var o2 = o
         o2.fields = o.fields.map { Field(sources: $0.sources, destinations: $0.destinations, mapper: t($0.mapper)) }
-        if case .keep(let style, let values) = o.unmapped { o2.unmapped = .keep(keyStyle: style, values: values.map(t)) }
+        if case .keep(let style, let values, let collisions) = o.unmapped {
+            o2.unmapped = .keep(keyStyle: style, values: values.map(t), collisions: collisions)
+        }
         rebuilt = Mapper(.object(o2))
     case .arrayOf(let item): rebuilt = Mapper(.arrayOf(t(item)))
     case .first(let alternatives): rebuilt = Mapper(.first(alternatives.map(t)))
@@ -1691,7 +1699,7 @@ public func kinds(_ m: Mapper) -> Set<String> {
             if o.fields.contains(where: { $0.sources.contains { $0.steps.count > 1 } }) { out.insert("object.nestedSource") }
             if o.fields.contains(where: { $0.sources.contains { $0.steps.contains { arrayIndex($0) != nil } } }) { out.insert("object.indexPath") }
             if o.fields.contains(where: { $0.destinations.contains { $0.steps.count > 1 } }) { out.insert("object.nestedDestination") }
-            if case .keep(let style, let values) = o.unmapped {
+            if case .keep(let style, let values, _) = o.unmapped {
                 out.insert("object.keep")
                 if style != nil { out.insert("object.keep.keyStyle") }
                 if values != nil { out.insert("object.keep.values") }

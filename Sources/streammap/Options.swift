@@ -16,6 +16,10 @@ struct SpecOptions: ParsableArguments {
                                valueName: "style"))
     var keyStyle: String?
 
+    @Option(help: ArgumentHelp("When a key style gives two keys of one object the same name: fail (reject the record, naming both keys; the default) or warn (keep the later key's value, with a warning). Applies to --key-style and to the spec's \"unmapped\" key style.",
+                               valueName: "fail|warn"))
+    var keyCollisions: KeyCollisions?
+
     @Option(name: .customLong("require"),
             help: ArgumentHelp("Reject a record whose value at PATH is absent or null. Repeatable.", valueName: "path"))
     var required: [String] = []
@@ -44,7 +48,7 @@ struct SpecOptions: ParsableArguments {
 
     /// Whether any flag builds or amends the spec.
     var hasMappingFlags: Bool {
-        !fields.isEmpty || keyStyle != nil || !required.isEmpty || !types.isEmpty || !defaults.isEmpty || unmappedChoice != nil
+        !fields.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !defaults.isEmpty || unmappedChoice != nil
     }
 
     func validate() throws {
@@ -101,3 +105,5 @@ enum OnError: String, ExpressibleByArgument, CaseIterable {
 extension Framing: ExpressibleByArgument {
     public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }
+
+extension KeyCollisions: ExpressibleByArgument {}

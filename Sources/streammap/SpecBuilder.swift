@@ -11,6 +11,7 @@ import StreamMap
 /// - `--key-style` renames what the flags do not spell out: the keys of `--field SRC` without `=DST` (and of fields
 ///   added by `--require`, `--type`, `--default`), the keys nested in their values, and passed-through keys with
 ///   their nested keys. Destinations in the spec file are kept.
+/// - `--key-collisions` sets `"collisions"` on the key styles `--key-style` adds, or on the spec's `unmapped` style.
 /// - Unmapped keys: `--keep-unmapped` / `--drop-unmapped`; otherwise the spec's setting; without a spec, dropped
 ///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
 struct SpecBuilder {
@@ -36,7 +37,12 @@ struct SpecBuilder {
         let delimiter = doc["delimiter"]?.stringValue ?? "."
         let style = options.keyStyle.flatMap(KeyStyle.init(specName:))
         var fields = FieldTable(doc["fields"])
-        let styledValue: JSONValue? = style.map { .object(JSONObject([("keys", .string($0.rawValue)), ("deep", .bool(true))])) }
+        let collisions: JSONValue? = options.keyCollisions.map { .string($0.rawValue) }
+        let styledValue: JSONValue? = style.map {
+            var keys = JSONObject([("keys", .string($0.rawValue)), ("deep", .bool(true))])
+            keys["collisions"] = collisions
+            return .object(keys)
+        }
 
         func styled(_ path: String) -> String {
             guard let style else { return path }
@@ -111,6 +117,10 @@ struct SpecBuilder {
             u["keys"] = .string(style.rawValue)
             // The spec's own values mapper stays; otherwise nested keys get the style too.
             u["values"] = doc["unmapped"]?.objectValue?["values"] ?? styledValue
+            u["collisions"] = collisions ?? doc["unmapped"]?.objectValue?["collisions"]
+            doc["unmapped"] = .object(u)
+        } else if let collisions, var u = doc["unmapped"]?.objectValue, u["keys"] != nil {
+            u["collisions"] = collisions  // the spec's own key style
             doc["unmapped"] = .object(u)
         } else if doc["unmapped"] == nil || doc["unmapped"] == .string("drop") {
             doc["unmapped"] = .string("keep")

@@ -427,6 +427,14 @@ struct MapperAlgebraObjectTests {
         #expect(missing.errors.map(\.code) == [.required])
         #expect(missing.errors.map(\.isFatal) == [true])
         #expect(missing.errors.first?.destinationPath.pointer == "/when")
+        // The error names the first missing source (with both missing, the first of them).
+        #expect(missing.errors.first?.sourcePath.pointer == "/time")
+        #expect(try run(required, "{}").errors.map(\.sourcePath.pointer) == ["/date"])
+        // An error about the whole combined value names the first source.
+        let wrongType = Mapper.object(ObjectMapping(fields: [
+            Field(sources: [KeyPath("date"), KeyPath("time")], destinations: [KeyPath("when")], mapper: .string),
+        ]))
+        expectResult(try run(wrongType, #"{"time":"10:00","date":"2020-01-01"}"#), nil, ["type F [/date] [/when]"])
         // An error inside element i of the combined value is attributed to source i.
         let typed = Mapper.object(ObjectMapping(fields: [
             Field(sources: [KeyPath("a"), KeyPath("n.b")], destinations: [KeyPath("both")], mapper: .arrayOf(.integer)),
@@ -494,21 +502,38 @@ struct MapperAlgebraObjectTests {
         expectResult(try run(Mapper.object(unmapped: .keep) { Field("a.q", to: "x", .identity) }, #"{"z":3,"a":{"b":1}}"#), #"{"z":3}"#)
     }
 
-    @Test func passThroughKeysNamedLikeAMappedDestinationAreLeftOut() throws {
+    @Test func passThroughKeysNamedLikeAMappedDestinationAreLeftOutWithAWarning() throws {
         let m = Mapper.object(unmapped: .keep) { Field("id", to: "name") }
-        expectResult(try run(m, #"{"name":"old","id":1,"other":2}"#), #"{"name":1,"other":2}"#)
+        let r = try run(m, #"{"name":"old","id":1,"other":2}"#)
+        expectResult(r, #"{"name":1,"other":2}"#, ["write NF [/name] [/name]"])
+        #expect(r.errors.map(\.message) == [#"key "name" is left out: a field writes it"#])
         // Reserved even when the mapped field writes nothing.
-        expectResult(try run(Mapper.object(unmapped: .keep) { Field("id", to: "name", .identity) }, #"{"name":"old","other":2}"#), #"{"other":2}"#)
+        expectResult(try run(Mapper.object(unmapped: .keep) { Field("id", to: "name", .identity) }, #"{"name":"old","other":2}"#), #"{"other":2}"#,
+                     ["write NF [/name] [/name]"])
         // The first step of a nested destination is reserved.
-        expectResult(try run(Mapper.object(unmapped: .keep) { Field("id", to: "meta.id") }, #"{"id":1,"meta":"m"}"#), #"{"meta":{"id":1}}"#)
+        expectResult(try run(Mapper.object(unmapped: .keep) { Field("id", to: "meta.id") }, #"{"id":1,"meta":"m"}"#), #"{"meta":{"id":1}}"#,
+                     ["write NF [/meta] [/meta]"])
         // The comparison uses the output name (after the key style).
         let styled = Mapper.object(unmapped: .keep(keyStyle: .hydrantSnake, values: nil)) { Field("x", to: "first_name") }
-        expectResult(try run(styled, #"{"x":1,"firstName":"A","lastName":"B"}"#), #"{"first_name":1,"last_name":"B"}"#)
+        let s = try run(styled, #"{"x":1,"firstName":"A","lastName":"B"}"#)
+        expectResult(s, #"{"first_name":1,"last_name":"B"}"#, ["write NF [/firstName] [/first_name]"])
+        #expect(s.errors.map(\.message) == [#"key "firstName" is left out: a field writes "first_name""#])
     }
 
-    @Test func passThroughKeysCollidingAfterTheKeyStyleLastWins() throws {
+    @Test func passThroughKeysCollidingAfterTheKeyStyle() throws {
+        // By default a collision rejects the record, naming both input keys, at the later one.
         let m = Mapper.object(unmapped: .keep(keyStyle: .hydrantSnake, values: nil)) { }
-        expectResult(try run(m, #"{"fooBar":1,"x":0,"foo_bar":2}"#), #"{"foo_bar":2,"x":0}"#)
+        let r = try run(m, #"{"fooBar":1,"x":0,"foo_bar":2}"#)
+        expectResult(r, nil, ["write F [/foo_bar] [/foo_bar]"])
+        #expect(r.errors.map(\.message) == [#"keys "fooBar" and "foo_bar" both become "foo_bar" (key style hydrant.snake)"#])
+        // `.warn`: the later value at the first place, with a warning.
+        let warn = Mapper.object(unmapped: .keep(keyStyle: .hydrantSnake, values: nil, collisions: .warn)) { }
+        expectResult(try run(warn, #"{"fooBar":1,"x":0,"foo_bar":2}"#), #"{"foo_bar":2,"x":0}"#, ["write NF [/foo_bar] [/foo_bar]"])
+        // A duplicate input key is no collision (last wins, as everywhere); a third key colliding names the first.
+        expectResult(try run(m, #"{"fooBar":1,"fooBar":3}"#), #"{"foo_bar":3}"#)
+        let three = try run(warn, #"{"fooBar":1,"foo_bar":2,"FooBar":3}"#)
+        expectResult(three, #"{"foo_bar":3}"#, ["write NF [/foo_bar] [/foo_bar]", "write NF [/FooBar] [/foo_bar]"])
+        #expect(three.errors.last?.message == #"keys "fooBar" and "FooBar" both become "foo_bar" (key style hydrant.snake)"#)
     }
 
     @Test func destinationConflictsAreFatalWriteErrors() throws {
@@ -942,8 +967,18 @@ struct MapperAlgebraConversionTests {
         expectResult(try run(.keys(.hydrantSnake, deep: true), "5"), "5")
         expectResult(try run(.keys(.hydrantSnake), "null"), "null")
         expectResult(try run(.keys(.hydrantSnake), nil), nil, ["required F [] []"])
-        // Keys that collide after renaming: last wins.
-        expectResult(try run(.keys(.hydrantSnake), #"{"fooBar":1,"foo_bar":2}"#), #"{"foo_bar":2}"#)
+        // Keys that collide after renaming: an error at the later key (naming both), or with `.warn` a warning and
+        // the later value; in nested objects with `deep`, with the paths on both sides.
+        let collision = try run(.keys(.hydrantSnake), #"{"fooBar":1,"foo_bar":2}"#)
+        expectResult(collision, nil, ["write F [/foo_bar] [/foo_bar]"])
+        #expect(collision.errors.first?.message == #"keys "fooBar" and "foo_bar" both become "foo_bar" (key style hydrant.snake)"#)
+        expectResult(try run(.keys(.hydrantSnake, collisions: .warn), #"{"fooBar":1,"foo_bar":2}"#), #"{"foo_bar":2}"#, ["write NF [/foo_bar] [/foo_bar]"])
+        expectResult(try run(.keys(.hydrantSnake, deep: true), #"{"outerKey":[{"aB":1,"a_b":2}],"xY":{"x_y":0}}"#), nil,
+                     ["write F [/outerKey/0/a_b] [/outer_key/0/a_b]"])
+        // Shallow: nested objects keep their keys, so nothing collides there.
+        expectResult(try run(.keys(.hydrantSnake), #"{"o":{"aB":1,"a_b":2}}"#), #"{"o":{"aB":1,"a_b":2}}"#)
+        // Duplicate input keys are not collisions: they collapse first (last wins at the first place).
+        expectResult(try run(.keys(.hydrantSnake, deep: true), #"{"aB":1,"x":{"cD":1,"cD":2},"aB":3}"#), #"{"a_b":3,"x":{"c_d":2}}"#)
         // Other styles.
         expectResult(try run(.keys(.foundationSnake), #"{"myURLProperty":1}"#), #"{"my_url_property":1}"#)
         expectResult(try run(.keys(.hydrantCamel, deep: true), #"{"a_b":{"c_d":[{"e_f":1}]}}"#), #"{"aB":{"cD":[{"eF":1}]}}"#)
@@ -1288,7 +1323,7 @@ struct MapperAlgebraReverseTests {
         let m = Mapper.object(unmapped: .keep(keyStyle: .hydrantSnake, values: nil)) { Field("id", to: "identifier") }
         try expectRoundTrip(m, #"{"id":7,"firstName":"Ada","homePage":"x"}"#,
                             forward: #"{"identifier":7,"first_name":"Ada","home_page":"x"}"#)
-        guard case .object(let mapping) = try m.reversed().kind, case .keep(let style, let values) = mapping.unmapped else {
+        guard case .object(let mapping) = try m.reversed().kind, case .keep(let style, let values, _) = mapping.unmapped else {
             Issue.record("the reverse should keep unmapped keys")
             return
         }

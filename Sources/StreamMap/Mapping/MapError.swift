@@ -126,6 +126,9 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A key or string as JSON text, shortened like `describe`'s strings: `"my_url"`.
+    static func quoted(_ s: String) -> String { String(describe(.string(s)).dropFirst("string ".count)) }
+
     /// At most 64 characters.
     private static func truncate(_ s: String) -> String {
         s.utf8.count <= 64 || s.count <= 64 ? s : String(s.prefix(61)) + "..."

@@ -80,7 +80,9 @@ extension Mapper {
     public static func multiply(by factor: JSONNumber) -> Mapper { Mapper(.convert(.multiply(factor))) }
     /// A number plus `term`, exactly.
     public static func add(_ term: JSONNumber) -> Mapper { Mapper(.convert(.add(term))) }
-    public static func keys(_ style: KeyStyle, deep: Bool = false) -> Mapper { Mapper(.convert(.keys(style, deep: deep))) }
+    public static func keys(_ style: KeyStyle, deep: Bool = false, collisions: KeyCollisions = .fail) -> Mapper {
+        Mapper(.convert(.keys(style, deep: deep, collisions: collisions)))
+    }
 
     /// A Swift closure. Give `reverse` to make it reversible.
     public static func block(

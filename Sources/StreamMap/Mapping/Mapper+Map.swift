@@ -149,12 +149,12 @@ extension ObjectMapping {
         var builder = ObjectBuilder()
         var errors: [MapError] = []
         for field in fields {
-            let (input, sourcePaths) = field.read(from: source)
+            let (input, sourcePaths, focus) = field.read(from: source)
             let r = field.mapper.map(input)
             let destinationPaths = field.destinations.map(\.destinationPath)
             errors += r.errors.map { e in
                 var e = e
-                e.sourcePath = Self.attach(e.sourcePath, to: sourcePaths)
+                e.sourcePath = Self.attach(e.sourcePath, to: sourcePaths, focus: focus)
                 e.destinationPath = Self.attach(e.destinationPath, to: destinationPaths)
                 return e
             }
@@ -163,21 +163,42 @@ extension ObjectMapping {
                 errors.append(error.prefixed(source: sourcePaths[0], destination: .root))
             }
         }
-        if case .keep(let style, let values) = unmapped {
-            passThrough(object, style: style, values: values, into: &builder, errors: &errors)
+        if case .keep(let style, let values, let collisions) = unmapped {
+            passThrough(object, style: style, values: values, collisions: collisions, into: &builder, errors: &errors)
         }
         return errors.contains(where: \.isFatal) ? .failure(errors) : .success(.object(builder.object), warnings: errors)
     }
 
+    /// The keys no field reads, in input order. Per key: a key whose output name a field's destination takes is
+    /// left out with a warning (`shadowedKeyWarning`); one whose output name an earlier kept key has is a
+    /// collision (an error, or under `.warn` a warning and the later value wins); then its value's errors.
     private func passThrough(
-        _ object: JSONObject, style: KeyStyle?, values: Mapper?, into builder: inout ObjectBuilder, errors: inout [MapError]
+        _ object: JSONObject, style: KeyStyle?, values: Mapper?, collisions: KeyCollisions,
+        into builder: inout ObjectBuilder, errors: inout [MapError]
     ) {
         let consumed = consumedSourceKeys
         let reserved = reservedDestinationKeys
         var passed = JSONObject()
+        /// Output name → the first input key with that name (only with a key style: without one, names are the
+        /// object's own keys, which are distinct).
+        var firstKeyOfName: [ByteKey: String] = [:]
         for (key, value) in object where !consumed.contains(ByteKey(key)) {
             let outKey = style?.apply(key) ?? key
-            guard !reserved.contains(ByteKey(outKey)) else { continue }
+            guard !reserved.contains(ByteKey(outKey)) else {
+                errors.append(Self.shadowedKeyWarning(key, name: outKey))
+                continue
+            }
+            if let style {
+                if let first = firstKeyOfName[ByteKey(outKey)] {
+                    var e = KeyRenaming.collisionError(first, key, name: outKey, style: style)
+                    e.sourcePath = [.key(key)]
+                    e.destinationPath = [.key(outKey)]
+                    errors.append(collisions == .warn ? e.nonFatal : e)
+                    if collisions == .fail { continue }
+                } else {
+                    firstKeyOfName[ByteKey(outKey)] = key
+                }
+            }
             var out: JSONValue? = value
             if let values {
                 let r = values.map(value)
@@ -190,36 +211,46 @@ extension ObjectMapping {
         for (k, v) in passed { _ = builder.insert(v, at: .literal(k)) }
     }
 
-    /// Relates an error path inside a field's value to the record: with several paths, a leading index picks one.
-    static func attach(_ inner: JSONPath, to paths: [JSONPath]) -> JSONPath {
+    /// `key "thisKey" is left out: a field writes "thisKey"` (a warning at the input key).
+    static func shadowedKeyWarning(_ key: String, name: String) -> MapError {
+        let message = bytesEqual(key, name)
+            ? "key \(MapError.quoted(key)) is left out: a field writes it"
+            : "key \(MapError.quoted(key)) is left out: a field writes \(MapError.quoted(name))"
+        return MapError(.write, message, isFatal: false, sourcePath: [.key(key)], destinationPath: [.key(name)])
+    }
+
+    /// Relates an error path inside a field's value to the record: with several paths, a leading index picks one;
+    /// an error about the whole value is placed at `paths[focus]` (a many-to-one field: its first missing source).
+    static func attach(_ inner: JSONPath, to paths: [JSONPath], focus: Int = 0) -> JSONPath {
         if paths.count == 1 { return inner.prepending(paths[0]) }
         if case .index(let i)? = inner.components.first, i < paths.count {
             return JSONPath(paths[i].components + inner.components.dropFirst())
         }
-        return inner
+        return paths.indices.contains(focus) ? inner.prepending(paths[focus]) : inner
     }
 }
 
 extension ObjectMapping.Field {
-    /// The field's input (absent when any source is absent) and the paths it came from.
-    func read(from source: JSONValue) -> (JSONValue?, [JSONPath]) {
+    /// The field's input (absent when any source is absent), the paths it came from, and the source that errors
+    /// about the whole input name: the first missing one, else the first.
+    func read(from source: JSONValue) -> (JSONValue?, [JSONPath], focus: Int) {
         if sources.count == 1 {
             let found = sources[0].read(from: source)
-            return (found?.value, [found?.path ?? JSONPath(sources[0].steps.map { .key($0) })])
+            return (found?.value, [found?.path ?? JSONPath(sources[0].steps.map { .key($0) })], 0)
         }
         var values: [JSONValue] = []
         var paths: [JSONPath] = []
-        var complete = true
-        for s in sources {
+        var missing: Int? = nil
+        for (i, s) in sources.enumerated() {
             if let found = s.read(from: source) {
                 values.append(found.value)
                 paths.append(found.path)
             } else {
-                complete = false
+                if missing == nil { missing = i }
                 paths.append(JSONPath(s.steps.map { .key($0) }))
             }
         }
-        return (complete ? .array(values) : nil, paths)
+        return (missing == nil ? .array(values) : nil, paths, missing ?? 0)
     }
 
     /// Writes a field's value at its destination(s); returns the error when it cannot.

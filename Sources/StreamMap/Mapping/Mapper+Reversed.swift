@@ -51,7 +51,7 @@ extension ObjectMapping {
         switch unmapped {
         case .drop:
             return ObjectMapping(fields: out, unmapped: .drop)
-        case .keep(let style, let values):
+        case .keep(let style, let values, let collisions):
             var backStyle: KeyStyle? = nil
             if let style {
                 guard let back = style.reversed else {
@@ -59,7 +59,7 @@ extension ObjectMapping {
                 }
                 backStyle = back
             }
-            return ObjectMapping(fields: out, unmapped: .keep(keyStyle: backStyle, values: try values?.reversed()))
+            return ObjectMapping(fields: out, unmapped: .keep(keyStyle: backStyle, values: try values?.reversed(), collisions: collisions))
         }
     }
 }

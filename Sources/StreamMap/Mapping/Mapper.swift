@@ -65,7 +65,7 @@ extension Mapper {
         case .split(let forward, let reverse):
             return forward.isDeterministic && reverse.isDeterministic
         case .object(let o):
-            if case .keep(_, let values?) = o.unmapped, !values.isDeterministic { return false }
+            if case .keep(_, let values?, _) = o.unmapped, !values.isDeterministic { return false }
             return o.fields.allSatisfy { $0.mapper.isDeterministic }
         }
     }

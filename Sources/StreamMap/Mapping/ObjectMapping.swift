@@ -36,8 +36,9 @@ public struct ObjectMapping: Sendable {
         case drop
         /// Passed through after the mapped fields, in input order (KVMapper), with an optional key style and an
         /// optional mapper applied to each value. A pass-through key whose output name equals the first step of a
-        /// mapped destination is left out: mapped fields win.
-        case keep(keyStyle: KeyStyle?, values: Mapper?)
+        /// mapped destination is left out with a warning: mapped fields win. Two keys that the style gives one
+        /// name collide (`collisions`: an error, or a warning with the later value kept at the earlier place).
+        case keep(keyStyle: KeyStyle?, values: Mapper?, collisions: KeyCollisions = .fail)
 
         public static let keep = Unmapped.keep(keyStyle: nil, values: nil)
     }

@@ -104,6 +104,42 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
         return true
     }
 
+    /// For each path, in order, the first earlier path that it overlaps (`overlaps`), or nil: in time linear in
+    /// the number of steps (comparing every pair made a spec of 16 000 fields take over a minute to start).
+    static func earlierOverlaps(_ paths: [[String]]) -> [Int?] {
+        // A trie of the paths' steps. Per node: the first path ending there, and the first ending there or below.
+        var children: [[ByteKey: Int]] = [[:]]
+        var ending: [Int?] = [nil]
+        var firstBelow: [Int?] = [nil]
+        var result: [Int?] = []
+        result.reserveCapacity(paths.count)
+        for (i, steps) in paths.enumerated() {
+            var earliest: Int? = nil
+            func consider(_ j: Int?) { if let j, j < earliest ?? Int.max { earliest = j } }
+            var node = 0
+            var walked: [Int] = [0]
+            for step in steps {
+                consider(ending[node])  // an earlier path ends at a proper prefix of this one
+                let key = ByteKey(step)
+                if let next = children[node][key] {
+                    node = next
+                } else {
+                    children.append([:])
+                    ending.append(nil)
+                    firstBelow.append(nil)
+                    children[node][key] = children.count - 1
+                    node = children.count - 1
+                }
+                walked.append(node)
+            }
+            consider(firstBelow[node])  // an earlier path equals this one or continues it
+            result.append(earliest)
+            if ending[node] == nil { ending[node] = i }
+            for n in walked where firstBelow[n] == nil { firstBelow[n] = i }
+        }
+        return result
+    }
+
     /// A single literal key, never split.
     public static func literal(_ key: String) -> KeyPath { KeyPath(steps: [key]) }
 

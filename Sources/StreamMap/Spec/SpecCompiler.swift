@@ -119,10 +119,10 @@ struct SpecCompiler {
         case nil, .string("drop")?: return .drop
         case .string("keep")?: return .keep
         case .object(let o)?:
-            checkKeys(o, allowed: ["keys", "values"], at: pointer)
+            checkKeys(o, allowed: ["keys", "values", "collisions"], at: pointer)
             let style = o["keys"].flatMap { keyStyle($0, at: pointer + "/keys") }
             let values = o["values"].flatMap { compileMapper($0, at: pointer + "/values", scope: scope) }
-            return .keep(keyStyle: style, values: values)
+            return .keep(keyStyle: style, values: values, collisions: collisions(o["collisions"], at: pointer + "/collisions"))
         case let other?:
             issue(pointer, "expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found \(MapError.describe(other))")
             return .drop
@@ -131,14 +131,10 @@ struct SpecCompiler {
 
     /// Destinations must be distinct and none may be a prefix of another (`a` and `a.b`), so output is well defined.
     mutating func checkDestinations(_ fields: [ObjectMapping.Field], at pointer: String) {
-        var seen: [[String]] = []
-        for f in fields {
-            for d in f.destinations {
-                for s in seen where KeyPath.overlaps(s, d.steps) {
-                    issue(pointer + "/fields", "destination \"\(d)\" overlaps destination \"\(s.joined(separator: "."))\"")
-                }
-                seen.append(d.steps)
-            }
+        let destinations = fields.flatMap(\.destinations)
+        for (d, earlier) in zip(destinations, KeyPath.earlierOverlaps(destinations.map(\.steps))) {
+            guard let earlier else { continue }
+            issue(pointer + "/fields", "destination \"\(d)\" overlaps destination \"\(destinations[earlier].steps.joined(separator: "."))\"")
         }
     }
 
@@ -350,7 +346,7 @@ struct SpecCompiler {
     static let options: [String: [String]] = [
         "optional": ["default", "reverseDefault"], "nonFatal": ["default", "reverseDefault"],
         "policy": ["missing", "null", "invalid"], "split": ["reverse"], "forward": ["via"], "backward": ["via"],
-        "keys": ["deep"], "url": ["schemes"], "urlToString": ["schemes"], "uuidToString": ["uppercase"],
+        "keys": ["deep", "collisions"], "url": ["schemes"], "urlToString": ["schemes"], "uuidToString": ["uppercase"],
         "base64": ["from", "to"], "stringToDate": ["timeZone"], "dateToString": ["timeZone"],
     ]
 
@@ -494,7 +490,7 @@ struct SpecCompiler {
             if let d = o["deep"] {
                 if case .bool(let b) = d { deep = b } else { issue(pointer + "/deep", "expected true or false, found \(MapError.describe(d))") }
             }
-            return Mapper(.convert(.keys(style, deep: deep)))
+            return Mapper(.convert(.keys(style, deep: deep, collisions: collisions(o["collisions"], at: pointer + "/collisions"))))
         default:
             issue(at, "unknown mapper \"\(name)\"")
             return nil
@@ -593,6 +589,14 @@ struct SpecCompiler {
             issue(pointer, "expected a date format name or {\"pattern\": ...}, found \(MapError.describe(v))")
             return nil
         }
+    }
+
+    /// `"collisions": "fail"` (the default) or `"warn"`.
+    mutating func collisions(_ v: JSONValue?, at pointer: String) -> KeyCollisions {
+        guard let v else { return .fail }
+        if case .string(let s) = v, let c = KeyCollisions(rawValue: s) { return c }
+        issue(pointer, "expected \"fail\" or \"warn\", found \(MapError.describe(v))")
+        return .fail
     }
 
     mutating func keyStyle(_ v: JSONValue, at pointer: String) -> KeyStyle? {

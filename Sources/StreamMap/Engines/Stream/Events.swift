@@ -272,8 +272,8 @@ final class RouteNode: EventConsumer {
     let keys: KeyTable
     /// `keys`, for skipping the other members of an object inside yajl.
     private let filter: KeyFilter
-    /// The children whose key is an array index, with that index.
-    private let indexed: [(index: Int, child: Int)]
+    /// The children whose key is an array index, by that index.
+    private let childOfIndex: [Int: Int]
     /// Per child: whether the walk last reached it through an array (the error path then says `/3`, not `/"3"`).
     @exclusivity(unchecked) private(set) var viaArray: [Bool]
     private let skipper = Skipper()
@@ -291,11 +291,11 @@ final class RouteNode: EventConsumer {
         self.children = children
         self.childRefs = children.map(ConsumerRef.init)
         self.skipperRef = ConsumerRef(skipper)
-        var indexed: [(index: Int, child: Int)] = []
+        var childOfIndex: [Int: Int] = [:]
         for (i, key) in keys.enumerated() {
-            if let index = KeyPath.arrayIndex(String(decoding: key, as: UTF8.self)) { indexed.append((index, i)) }
+            if let index = KeyPath.arrayIndex(String(decoding: key, as: UTF8.self)) { childOfIndex[index] = i }
         }
-        self.indexed = indexed
+        self.childOfIndex = childOfIndex
         self.viaArray = Array(repeating: false, count: children.count)
     }
 
@@ -347,11 +347,10 @@ final class RouteNode: EventConsumer {
         }
         if case .endArray = e { return true }
         var consumer: ConsumerRef? = nil
-        for entry in indexed where entry.index == position {
-            consumer = childRefs[entry.child]
+        if !childOfIndex.isEmpty, let child = childOfIndex[position] {
+            consumer = childRefs[child]
             consumer!.resetFound()
-            viaArray[entry.child] = true
-            break
+            viaArray[child] = true
         }
         if consumer == nil, let parseSkip {
             switch e {

@@ -153,7 +153,9 @@ public struct MapperExplanation: Sendable {
         case .backward(let path, let inner): return "backward(\(path), \(name(inner)))"
         case .enumTable: return "enum"
         case .convert(let c):
-            if case .keys(let style, let deep) = c { return "keys(\(style.rawValue)\(deep ? ", deep" : ""))" }
+            if case .keys(let style, let deep, let collisions) = c {
+                return "keys(\(style.rawValue)\(deep ? ", deep" : "")\(collisions == .warn ? ", collisions: warn" : ""))"
+            }
             return c.name
         case .block(let b): return b.name
         case .postProcess(let inner, let post): return "\(post.name)(\(name(inner)))"
@@ -207,16 +209,8 @@ public struct ObjectExplanation: Sendable {
     }
 
     public init(_ mapping: ObjectMapping) {
-        var all: [[String]] = []
-        for f in mapping.fields { all += f.destinations.map(\.steps) }
-        var overlap = false
-        for (i, a) in all.enumerated() where !overlap {
-            for b in all[(i + 1)...] where KeyPath.overlaps(a, b) {
-                overlap = true
-                break
-            }
-        }
-        destinationsOverlap = overlap
+        let all = mapping.fields.flatMap { $0.destinations.map(\.steps) }
+        destinationsOverlap = KeyPath.earlierOverlaps(all).contains { $0 != nil }
 
         fields = mapping.fields.map { f in
             let value = MapperExplanation(f.mapper)
@@ -268,7 +262,7 @@ public struct ObjectExplanation: Sendable {
 
         switch mapping.unmapped {
         case .drop: unmapped = Unmapped(kept: false, keyStyle: nil, values: nil)
-        case .keep(let style, let values): unmapped = Unmapped(kept: true, keyStyle: style, values: values.map(MapperExplanation.init))
+        case .keep(let style, let values, _): unmapped = Unmapped(kept: true, keyStyle: style, values: values.map(MapperExplanation.init))
         }
     }
 

@@ -127,11 +127,8 @@ final class ObjectSink: ValueSink {
     /// Compiles a streamable object mapping, or returns nil when its destinations repeat or nest in each other
     /// (then the materializing base sink gives the tree's exact behaviour, write errors included).
     init?(_ mapper: Mapper, mapping: ObjectMapping, exclusive: Bool, compiler: StreamCompiler) {
-        var allDestinations: [[String]] = []
-        for f in mapping.fields { allDestinations += f.destinations.map(\.steps) }
-        for (i, a) in allDestinations.enumerated() {
-            for b in allDestinations[(i + 1)...] where KeyPath.overlaps(a, b) { return nil }
-        }
+        let allDestinations = mapping.fields.flatMap { $0.destinations.map(\.steps) }
+        if KeyPath.earlierOverlaps(allDestinations).contains(where: { $0 != nil }) { return nil }
 
         // The source paths as a tree of prefixes; a value read by several consumers (a `FanOut`) may not be
         // skipped inside yajl by any of them.
@@ -151,6 +148,8 @@ final class ObjectSink: ValueSink {
         var plans: [FieldPlan] = []
         var inputs: [FieldInput] = []
         var nodes = [DestinationNode(keyBytes: [], slot: nil)]
+        /// Per destination node, its children by key text (a linear search made many fields quadratic).
+        var childOfKey: [[[UInt8]: Int]] = [[:]]
         var slotSource: [(field: Int, part: Int?)] = []
         for (fi, field) in mapping.fields.enumerated() {
             let single = field.sources.count == 1 && field.destinations.count == 1
@@ -181,11 +180,13 @@ final class ObjectSink: ValueSink {
                     var w = JSONWriter()
                     w.writeString(step)
                     w.writeRaw(UInt8(ascii: ":"))
-                    if let existing = nodes[node].children.first(where: { nodes[$0].keyBytes == w.bytes }) {
+                    if let existing = childOfKey[node][w.bytes] {
                         node = existing
                     } else {
                         nodes.append(DestinationNode(keyBytes: w.bytes, slot: nil))
+                        childOfKey.append([:])
                         nodes[node].children.append(nodes.count - 1)
+                        childOfKey[node][w.bytes] = nodes.count - 1
                         node = nodes.count - 1
                     }
                     if si == destination.steps.count - 1 { nodes[node].slot = slot }
@@ -203,9 +204,9 @@ final class ObjectSink: ValueSink {
         for (t, terminal) in terminals.enumerated() {
             let path = mapping.fields[terminal.field].sources[terminal.source]
             var hops: [(node: RouteNode, child: Int)] = []
-            var node = trie.children[trie.keys.firstIndex(of: Array(path.steps[0].utf8))!]
+            var node = trie.children[trie.index(of: Array(path.steps[0].utf8))!]
             for step in path.steps.dropFirst() {
-                let child = node.keys.firstIndex(of: Array(step.utf8))!
+                let child = node.index(of: Array(step.utf8))!
                 hops.append((node.route!, child))
                 node = node.children[child]
             }
@@ -222,17 +223,19 @@ final class ObjectSink: ValueSink {
         self.slotPaths = Self.slotPaths(nodes: nodes, slotCount: slotSource.count)
         self.order = Array(repeating: [], count: nodes.count)
         var keyStyle: KeyStyle? = nil
+        var collisions = KeyCollisions.fail
         switch mapping.unmapped {
         case .drop:
             keepUnmapped = false
             passThroughSink = nil
-        case .keep(let style, let values):
+        case .keep(let style, let values, let onCollision):
             keepUnmapped = true
             keyStyle = style
+            collisions = onCollision
             passThroughSink = values.map { compiler.compile($0, exclusive: exclusive) } ?? CopySink(.identity, allowed: nil)
             if exclusive { passThroughSink?.parseSkip = compiler.skip }
         }
-        passThrough = PassThroughMembers(style: keyStyle, reserved: mapping.reservedDestinationKeys)
+        passThrough = PassThroughMembers(style: keyStyle, reserved: mapping.reservedDestinationKeys, collisions: collisions)
         skipperRef = ConsumerRef(skipper)
         passThroughRef = passThroughSink.map(ConsumerRef.init)
         super.init(mapper)
@@ -356,8 +359,9 @@ final class ObjectSink: ValueSink {
         // A rejected record mostly fails in several fields: room for one error per field, at the first.
         if errs.isEmpty { errs.reserveCapacity(max(fieldResults.count, errors.count)) }
         let sourcePaths = plan.keySourcePaths ?? plan.sources.map { $0.walkedPath() }
+        let focus = plan.sources.count == 1 ? 0 : plan.sources.firstIndex { !$0.input.found } ?? 0
         for var e in errors {
-            e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths)
+            e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths, focus: focus)
             e.destinationPath = ObjectMapping.attach(e.destinationPath, to: plan.destinationPaths)
             errs.append(e)
         }
@@ -487,17 +491,21 @@ final class ObjectSink: ValueSink {
 final class SourceTrie {
     private(set) var keys: [[UInt8]] = []
     private(set) var children: [SourceTrie] = []
+    private var indexOfKey: [[UInt8]: Int] = [:]
     /// The terminals (indexes of field inputs) whose path ends here.
     var inputs: [Int] = []
     /// The node's route, once built (when paths continue below it).
     private(set) var route: RouteNode?
 
     func child(_ key: [UInt8]) -> SourceTrie {
-        if let i = keys.firstIndex(of: key) { return children[i] }
+        if let i = indexOfKey[key] { return children[i] }
+        indexOfKey[key] = keys.count
         keys.append(key)
         children.append(SourceTrie())
         return children[children.count - 1]
     }
+
+    func index(of key: [UInt8]) -> Int? { indexOfKey[key] }
 
     /// Whether the value here goes to several consumers (then through a `FanOut`).
     private var fans: Bool { inputs.count + (children.isEmpty ? 0 : 1) > 1 }

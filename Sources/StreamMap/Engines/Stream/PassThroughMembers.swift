@@ -16,9 +16,10 @@ import Darwin
 /// the table grow without bound.
 ///
 /// Rules (as the tree engine's): members in input order; a key seen again keeps its first position and takes its
-/// last value (and only that value's errors); a reserved output name is dropped silently; a member whose value is
-/// fatal or absent is dropped with its errors reported; when several kept keys style to one name, the first
-/// position and the last value win.
+/// last value (and only that value's errors); a reserved output name is dropped with a warning; a key whose output
+/// name an earlier key of the object has is a collision (an error and the member is dropped, or under `.warn` a
+/// warning and the first position and the last value win); a member whose value is fatal or absent is dropped with
+/// its errors reported.
 struct PassThroughMembers {
     /// A distinct input key. Plain data: reading it costs no reference counting.
     private struct Key {
@@ -44,6 +45,7 @@ struct PassThroughMembers {
 
     private let style: KeyStyle?
     private let reserved: Set<ByteKey>
+    private let collisions: KeyCollisions
 
     private var keys: [Key] = []
     /// The input and output names, for error paths only.
@@ -61,14 +63,17 @@ struct PassThroughMembers {
     private var memberOfKey: [(stamp: UInt32, index: Int32)] = []
     /// By output name (its first key): its place in `passed`, valid when the stamp is the object's.
     private var passedOfName: [(stamp: UInt32, index: Int32)] = []
+    /// By output name (its first key): the object's first key with that name, valid when the stamp is the object's.
+    private var firstKeyOfName: [(stamp: UInt32, key: Int32)] = []
     private var members: [Member] = []
     private var values = ByteBuffer(capacity: 4096)
     /// What `collect` keeps, in order: a key and a value text.
     private var passed: [(key: Int32, value: Range<Int>)] = []
 
-    init(style: KeyStyle?, reserved: Set<ByteKey>) {
+    init(style: KeyStyle?, reserved: Set<ByteKey>, collisions: KeyCollisions) {
         self.style = style
         self.reserved = reserved
+        self.collisions = collisions
     }
 
     func deallocate() {
@@ -84,6 +89,7 @@ struct PassThroughMembers {
         if stamp == 0 {
             for i in memberOfKey.indices { memberOfKey[i].stamp = 0 }
             for i in passedOfName.indices { passedOfName[i].stamp = 0 }
+            for i in firstKeyOfName.indices { firstKeyOfName[i].stamp = 0 }
             stamp = 1
         }
         members.removeAll(keepingCapacity: true)
@@ -100,6 +106,7 @@ struct PassThroughMembers {
         keyOfOutputName.removeAll()
         memberOfKey.removeAll()
         passedOfName.removeAll()
+        firstKeyOfName.removeAll()
     }
 
     /// The key whose decoded bytes are `k`, interned the first time.
@@ -143,6 +150,7 @@ struct PassThroughMembers {
         names.append((input, output))
         memberOfKey.append((0, -1))
         passedOfName.append((0, -1))
+        firstKeyOfName.append((0, -1))
         return id
     }
 
@@ -175,14 +183,31 @@ struct PassThroughMembers {
     mutating func collect(into errors: inout [MapError]) {
         for m in members {
             let key = keys[Int(m.key)]
-            guard !key.reserved else { continue }
+            guard !key.reserved else {
+                let name = names[Int(m.key)]
+                errors.append(ObjectMapping.shadowedKeyWarning(name.input, name: name.output))
+                continue
+            }
+            let n = Int(key.sameName)
+            if let style {
+                if firstKeyOfName[n].stamp == stamp {
+                    // An earlier key of this object has the same output name (members are distinct keys).
+                    let first = names[Int(firstKeyOfName[n].key)], name = names[Int(m.key)]
+                    var e = KeyRenaming.collisionError(first.input, name.input, name: name.output, style: style)
+                    e.sourcePath = [.key(name.input)]
+                    e.destinationPath = [.key(name.output)]
+                    errors.append(collisions == .warn ? e.nonFatal : e)
+                    if collisions == .fail { continue }
+                } else {
+                    firstKeyOfName[n] = (stamp, m.key)
+                }
+            }
             if !m.errors.isEmpty {
                 let name = names[Int(m.key)]
                 for e in m.errors { errors.append(e.prefixed(source: [.key(name.input)], destination: [.key(name.output)])) }
                 if m.errors.contains(where: \.isFatal) { continue }
             }
             guard m.kind != .absent else { continue }
-            let n = Int(key.sameName)
             if passedOfName[n].stamp == stamp {
                 passed[Int(passedOfName[n].index)].value = m.value
             } else {

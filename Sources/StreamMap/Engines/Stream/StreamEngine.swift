@@ -346,6 +346,9 @@ struct StreamCompiler {
             return ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) ?? ValueSink(mapper)
         case .split(let forward, _):
             return compile(forward)
+        case .convert(.keys(let style, let deep, _)):
+            return CopySink(mapper, allowed: nil, renamer: KeyRenamer(style: style), renamesDeep: deep,
+                            keepFirstDuplicate: mutation == .duplicateKeysFirstWins)
         case .thread(let stages):
             guard let (formats, unit) = Mapper.dateToNumberStages(stages) else { return ValueSink(mapper) }
             return DateNumberSink(mapper, formats: formats, unit: unit)

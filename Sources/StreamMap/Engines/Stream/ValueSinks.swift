@@ -144,10 +144,21 @@ class ValueSink: EventConsumer {
 ///
 /// The per-event work is straight-line: one check for room, a `,` written always and counted only when one is
 /// due, the token; no arrays with copy-on-write checks (the key log and the object stack are raw buffers).
+///
+/// With a `renamer` it is `keys(style)` streamed: keys are written under the style's names as they arrive (of the
+/// outer object only unless `renamesDeep`). The input key of every renamed one is logged; when an object's
+/// output keys repeat (a duplicate in the input, or two keys the style gives one name), the input's text is put
+/// back together from the output and the log and mapped by the tree's `Mapper.map`, errors and all.
 final class CopySink: ValueSink {
     private let allowed: JSONTypeSet?
     /// False only for the test mutation that keeps the first of duplicate keys (then nothing is checked).
     private let checksDuplicates: Bool
+    private let renamer: KeyRenamer?
+    private let renamesDeep: Bool
+    /// Per renamed key of the value: where its output text is in the value's text, and where its input's
+    /// canonical text is in `inputKeys`.
+    @exclusivity(unchecked) private var renamed: [(start: Int, length: Int, input: Range<Int>)] = []
+    @exclusivity(unchecked) private var inputKeys = ByteBuffer(capacity: 256)
 
     /// Open containers (0: the value is complete).
     @exclusivity(unchecked) private var depth = 0
@@ -191,6 +202,7 @@ final class CopySink: ValueSink {
 
     deinit {
         scratch.deallocate()
+        inputKeys.deallocate()
         keys.deallocate()
         frames.deallocate()
         filters.deallocate()
@@ -204,9 +216,11 @@ final class CopySink: ValueSink {
         scratch.removeAll()
     }
 
-    init(_ mapper: Mapper, allowed: JSONTypeSet?, keepFirstDuplicate: Bool = false) {
+    init(_ mapper: Mapper, allowed: JSONTypeSet?, renamer: KeyRenamer? = nil, renamesDeep: Bool = false, keepFirstDuplicate: Bool = false) {
         self.allowed = allowed
-        self.checksDuplicates = !keepFirstDuplicate
+        self.checksDuplicates = !keepFirstDuplicate || renamer != nil
+        self.renamer = renamer
+        self.renamesDeep = renamesDeep
         super.init(mapper)
     }
 
@@ -218,6 +232,10 @@ final class CopySink: ValueSink {
             return skipRejectedContainer()
         }
         sawDuplicate = false
+        if renamer != nil {
+            renamed.removeAll(keepingCapacity: renamed.count < 1 << 16)
+            inputKeys.reset(keeping: 1 << 16)
+        }
         scratch.reset(keeping: 1 << 18)
         flushed = output.count
         keys.removeAll()
@@ -317,6 +335,34 @@ final class CopySink: ValueSink {
 
     @inline(__always)
     func copyKey(_ k: UnsafeRawBufferPointer, verbatim: Bool) -> Bool {
+        if _slowPath(renamer != nil) && (renamesDeep || depth == 1) { return copyRenamedKey(k, verbatim: verbatim) }
+        return copyKeyText(k, verbatim: verbatim)
+    }
+
+    /// A key of an object whose keys the style renames.
+    @inline(never)
+    private func copyRenamedKey(_ k: UnsafeRawBufferPointer, verbatim: Bool) -> Bool {
+        guard let name = renamer.unsafelyUnwrapped.name(of: k) else { return copyKeyText(k, verbatim: verbatim) }
+        if comma != 0 { scratch.append(UInt8(ascii: ",")) }
+        let quote = scratch.count
+        scratch.appendEscaped(name)
+        let start = flushed + quote + 1, length = scratch.count - quote - 2
+        scratch.append(UInt8(ascii: ":"))
+        comma = 0
+        let inputStart = inputKeys.count
+        if verbatim {
+            inputKeys.append(k)
+            renamed.append((start, length, inputStart..<inputKeys.count))
+        } else {
+            inputKeys.appendEscaped(k)  // quoted
+            renamed.append((start, length, inputStart + 1..<inputKeys.count - 1))
+        }
+        if checksDuplicates && !sawDuplicate { noteKey(name, start: start, length: length) }
+        return afterValue()
+    }
+
+    @inline(__always)
+    private func copyKeyText(_ k: UnsafeRawBufferPointer, verbatim: Bool) -> Bool {
         // Where the key's text starts (after its opening quote) in the value's text, and its length.
         let start: Int, length: Int
         if k.count > Self.scratchLimit {
@@ -446,6 +492,13 @@ final class CopySink: ValueSink {
     /// The value's last event.
     private func finish() throws -> Bool {
         flushScratch()
+        if sawDuplicate && renamer != nil {
+            // Output keys repeat: the tree decides (collisions are errors or warnings, duplicates collapse first).
+            let input = inputText()
+            output.removeAll()
+            setResult(mapper.map(try JSONParser.parse(input)))
+            return true
+        }
         if sawDuplicate {
             // Canonical text re-parsed: duplicate keys collapse exactly as when the tree builder saw them.
             let v = try JSONParser.parse(output.bytes)
@@ -457,6 +510,21 @@ final class CopySink: ValueSink {
         }
         kind = .value
         return true
+    }
+
+    /// The value's input text (canonical): the output's, with the input keys back in place of their names.
+    private func inputText() -> [UInt8] {
+        var input: [UInt8] = []
+        input.reserveCapacity(output.count + inputKeys.count)
+        let out = output.bytes, keys = inputKeys.bytes
+        var position = 0
+        for r in renamed {
+            input.append(contentsOf: out[position..<r.start])
+            input.append(contentsOf: keys[r.input])
+            position = r.start + r.length
+        }
+        input.append(contentsOf: out[position...])
+        return input
     }
 
     /// Logs a key of the innermost object (`start`, `length`: its canonical text) and, among the object's first

@@ -71,8 +71,10 @@ public enum Conversion: Sendable {
     /// A number plus a constant, exactly. Reverse: minus the constant.
     case add(JSONNumber)
     /// Renames the keys of an object with a key style; `deep` also renames keys of nested objects (also inside
-    /// arrays). Values that are not objects or arrays pass through unchanged.
-    case keys(KeyStyle, deep: Bool)
+    /// arrays). Values that are not objects or arrays pass through unchanged. Two keys of one object that the
+    /// style gives the same name collide: an error naming both (`collisions: .fail`, the default), or a warning
+    /// with the later key's value kept at the earlier key's place (`.warn`).
+    case keys(KeyStyle, deep: Bool, collisions: KeyCollisions = .fail)
 
     public var name: String {
         switch self {
@@ -127,11 +129,11 @@ public enum Conversion: Sendable {
             return .multiply(JSONNumber(unchecked: inverse))
         case .add(let k):
             return .add(JSONNumber(unchecked: DecimalArithmetic.negate(k.text) ?? k.text))
-        case .keys(let style, let deep):
+        case .keys(let style, let deep, let collisions):
             guard let back = style.reversed else {
                 throw NotReversibleError(mapper: "keys(\(style.rawValue))", reason: "the key style has no inverse")
             }
-            return .keys(back, deep: deep)
+            return .keys(back, deep: deep, collisions: collisions)
         }
     }
 
@@ -203,8 +205,8 @@ public enum Conversion: Sendable {
             if case .multiply = self { result = DecimalArithmetic.multiply(n.text, k.text) } else { result = DecimalArithmetic.add(n.text, k.text) }
             guard let result else { return .failure(.invalid("a number within exact arithmetic's range", value)) }
             return .success(.number(JSONNumber(unchecked: result)))
-        case .keys(let style, let deep):
-            return .success(KeyRenaming.rename(value, style: style, deep: deep))
+        case .keys(let style, let deep, let collisions):
+            return KeyRenaming(style: style, deep: deep, collisions: collisions).rename(value)
         }
     }
 
@@ -215,49 +217,134 @@ public enum Conversion: Sendable {
     }
 }
 
-/// Renames object keys with a key style, iteratively (deep values cannot overflow the stack).
-enum KeyRenaming {
-    static func rename(_ value: JSONValue, style: KeyStyle, deep: Bool) -> JSONValue {
-        guard deep else {
-            guard case .object(let o) = value else { return value }
-            var out = JSONObject()
-            for (k, v) in o { out[style.apply(k)] = v }
-            return .object(out)
-        }
-        // Post-order rebuild with an explicit stack.
-        enum Frame {
-            case array([JSONValue], done: [JSONValue])
-            case object(JSONObject, next: Int, done: JSONObject)
-        }
-        var stack: [Frame] = []
-        var result: JSONValue? = nil
-        var pending: JSONValue? = value
-        while true {
-            if let v = pending {
-                pending = nil
-                switch v {
-                case .array(let a): stack.append(.array(a, done: []))
-                case .object(let o): stack.append(.object(o, next: 0, done: JSONObject()))
-                default: result = v
-                }
+/// What happens when a key style gives two keys of one object the same name (`{"my_url":1,"myURL":2}` in
+/// `snake`): a value would be lost.
+public enum KeyCollisions: String, Sendable, CaseIterable {
+    /// A fatal error naming both keys (the default).
+    case fail
+    /// A warning naming both keys; the later key's value is kept at the earlier key's place.
+    case warn
+}
+
+/// Renames object keys with a key style: one pass over the value, iterative (deep values cannot overflow the
+/// stack), each container built once in place. Two keys of one object that get the same name are reported with
+/// `collisionError`, in document order.
+struct KeyRenaming {
+    let style: KeyStyle
+    let deep: Bool
+    let collisions: KeyCollisions
+
+    /// A container being rebuilt. The frame owns what it builds and is mutated in place on the stack
+    /// (`stack[i].object[...] = …`): a container bound out of a frame that still held it would be copied on its
+    /// first mutation, which made every append copy everything gathered so far (quadratic).
+    private struct Frame {
+        let source: JSONValue
+        let count: Int
+        var next = 0
+        var array: [JSONValue] = []
+        var object = JSONObject()
+        /// Per entry of `object`, the input key that named it (for collision messages).
+        var sourceKeys: [String] = []
+        /// The member being mapped: its output and input keys (nil in arrays, and for a member that collided
+        /// under `fail`: it is not written).
+        var pending: (name: String, key: String)?
+        /// How the parent reached this container: its key (input and output) or index.
+        let step: (source: PathComponent, destination: PathComponent)?
+
+        init(_ source: JSONValue, step: (source: PathComponent, destination: PathComponent)?) {
+            self.source = source
+            self.step = step
+            switch source {
+            case .array(let a): count = a.count; array.reserveCapacity(a.count)
+            case .object(let o): count = o.count; sourceKeys.reserveCapacity(o.count)
+            default: count = 0
             }
-            guard let top = stack.popLast() else { return result ?? value }
-            switch top {
-            case .array(let a, var done):
-                if let r = result { done.append(r); result = nil }
-                if done.count == a.count { result = .array(done) } else {
-                    pending = a[done.count]
-                    stack.append(.array(a, done: done))
+        }
+
+        var result: JSONValue { if case .array = source { return .array(array) } else { return .object(object) } }
+    }
+
+    func rename(_ value: JSONValue) -> MapResult {
+        switch value {
+        case .array where !deep: return .success(value)
+        case .array, .object: break
+        default: return .success(value)
+        }
+        var stack = [Frame(value, step: nil)]
+        var errors: [MapError] = []
+        var finished: JSONValue? = nil
+        while !stack.isEmpty {
+            let i = stack.count - 1
+            if let child = finished {
+                finished = nil
+                place(child, in: &stack[i])
+            }
+            guard stack[i].next < stack[i].count else {
+                finished = stack.removeLast().result
+                continue
+            }
+            let n = stack[i].next
+            stack[i].next += 1
+            let child: JSONValue, step: (source: PathComponent, destination: PathComponent)
+            switch stack[i].source {
+            case .array(let a):
+                child = a[n]
+                step = (.index(n), .index(n))
+            case .object(let o):
+                let entry = o.entries[n]
+                child = entry.value
+                let name = style.apply(entry.key)
+                step = (.key(entry.key), .key(name))
+                if let p = stack[i].object.position(of: name) {
+                    let error = Self.collisionError(stack[i].sourceKeys[p], entry.key, name: name, style: style)
+                    errors.append(located(error, step: step, in: stack))
+                    stack[i].pending = collisions == .warn ? (name, entry.key) : nil
+                } else {
+                    stack[i].pending = (name, entry.key)
                 }
-            case .object(let o, let next, var done):
-                var next = next
-                if let r = result { done[style.apply(o.entries[next - 1].key)] = r; result = nil }
-                if next == o.count { result = .object(done) } else {
-                    pending = o.entries[next].value
-                    next += 1
-                    stack.append(.object(o, next: next, done: done))
-                }
+            default:
+                preconditionFailure("frames hold containers only")
+            }
+            switch child {
+            case .array, .object:
+                if deep { stack.append(Frame(child, step: step)) } else { finished = child }
+            default: finished = child
             }
         }
+        guard let result = finished else { return .success(value) }
+        switch collisions {
+        case .fail where !errors.isEmpty: return .failure(errors)
+        default: return .success(result, warnings: errors)
+        }
+    }
+
+    /// Adds a finished member or element to its container.
+    private func place(_ child: JSONValue, in frame: inout Frame) {
+        if case .array = frame.source {
+            frame.array.append(child)
+        } else if let (name, key) = frame.pending {
+            frame.pending = nil
+            if frame.object.position(of: name) == nil { frame.sourceKeys.append(key) }
+            frame.object[name] = child
+        }
+    }
+
+    /// The error with the paths of the member it is about: the containers' steps from the root, then `step`.
+    private func located(_ error: MapError, step: (source: PathComponent, destination: PathComponent), in stack: [Frame]) -> MapError {
+        var e = error
+        var source: [PathComponent] = [], destination: [PathComponent] = []
+        for frame in stack {
+            guard let s = frame.step else { continue }
+            source.append(s.source)
+            destination.append(s.destination)
+        }
+        e.sourcePath = JSONPath(source + [step.source])
+        e.destinationPath = JSONPath(destination + [step.destination])
+        return e
+    }
+
+    /// `keys "my_url" and "myURL" both become "my_url" (key style foundation.snake)`.
+    static func collisionError(_ first: String, _ second: String, name: String, style: KeyStyle) -> MapError {
+        MapError(.write, "keys \(MapError.quoted(first)) and \(MapError.quoted(second)) both become \(MapError.quoted(name)) (key style \(style.rawValue))")
     }
 }

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Keeps every feature linear: runs each case at size n and 16n through the release binary and fails when the
+larger run takes more than LIMIT (48) times as long.
+
+A linear feature takes ~16x as long at 16n, a quadratic one ~256x: the margin absorbs a noisy machine without
+hiding a quadratic. Each case covers one feature family (key styles on arrays of objects, wide objects and deep
+nesting, unmapped keys kept, identity, many errors and warnings per record, lossy arrays, reverse mapping, the
+rejects file, long strings through every string conversion, deep nesting, specs with many fields, big enum
+tables, long paths, --jobs, every framing), in both engines where the engine matters. Inputs are generated at
+run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
+Prints each case's two times and their ratio; ends with `scaling: N passed, M failed`, exit 1 on a failure.
+
+    scripts/scaling.py path/to/streammap          # every case (about 1 minute on 2 cores)
+    scripts/scaling.py path/to/streammap camel    # the cases whose name contains "camel"
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+LIMIT = float(os.environ.get("SCALING_LIMIT", "48"))
+FACTOR = 16
+
+
+def objects_array(n):
+    """One record: an array of n small objects with snake_case keys."""
+    items = ",".join('{"item_id":%d,"item_name":"n%d","nested_obj":{"inner_key":%d}}' % (i, i, i) for i in range(n))
+    return '{"items_list":[%s]}\n' % items
+
+
+def wide_object(n):
+    return "{%s}\n" % ",".join('"key_number_%d":%d' % (i, i) for i in range(n))
+
+
+def nested(n, key="a_b"):
+    return '{"%s":' % key * n + "1" + "}" * n + "\n"
+
+
+def records(n, line='{"id":%d,"user_name":"u%d","tags":["a","b"],"score":1.5}'):
+    return "".join(line % (i, i) + "\n" for i in range(n))
+
+
+def long_string(n, text="x"):
+    return json.dumps({"s": text * n}) + "\n"
+
+
+def spec_fields(n):
+    return {"fields": {"f%d" % i: {"to": "g%d" % i, "optional": True} for i in range(n)}}
+
+
+def spec_nested_fields(n):
+    return {"fields": {"a.f%d" % i: {"to": "out.g%d" % i, "optional": True} for i in range(n)}}
+
+
+def enum_spec(n):
+    return {"fields": {"v": {"to": "v", "via": {"enum": {"k%d" % i: i for i in range(n)}}}}}
+
+
+def enum_input(n):
+    return "".join('{"v":"k%d"}\n' % (i % max(n, 1)) for i in range(200))
+
+
+def long_path_spec(n):
+    return {"fields": {".".join(["a"] * n): "out"}}
+
+
+# name, engines, args, spec (a function of n, or None), input (a function of n), n.
+# `{spec}` in args is the spec file's path.
+STREAM_AND_TREE = ("stream", "tree")
+CASES = [
+    ("key style camel, array of objects", STREAM_AND_TREE, ["--key-style", "camel"], None, objects_array, 3000),
+    ("key style camel, wide object", STREAM_AND_TREE, ["--key-style", "camel"], None, wide_object, 6000),
+    ("key style snake, deep nesting", STREAM_AND_TREE, ["--key-style", "snake"], None, nested, 500),
+    ("keys mapper deep, array of objects", STREAM_AND_TREE, ["-s", "{spec}"],
+     lambda n: {"mapper": {"keys": "hydrant.camel", "deep": True}}, objects_array, 3000),
+    ("keys mapper deep, wide object", STREAM_AND_TREE, ["-s", "{spec}"],
+     lambda n: {"mapper": {"keys": "hydrant.camel", "deep": True}}, wide_object, 6000),
+    ("key style, many records", STREAM_AND_TREE, ["--key-style", "camel"], None, records, 4000),
+    ("key collisions, warnings", STREAM_AND_TREE, ["--key-style", "snake", "--key-collisions", "warn", "-q"], None,
+     lambda n: "{%s}\n" % ",".join('"k%dX":%d,"k%d_x":%d' % (i, i, i, i) for i in range(n)), 3000),
+    ("unmapped keep, key style, wide object", STREAM_AND_TREE, ["-s", "{spec}"],
+     lambda n: {"fields": {"key_number_0": "first"}, "unmapped": {"keys": "camel"}}, wide_object, 6000),
+    ("unmapped keep, shadowed keys", STREAM_AND_TREE, ["-s", "{spec}", "-q"],
+     lambda n: {"fields": {"id": "user_name"}, "unmapped": "keep"}, records, 4000),
+    ("identity, one big record", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"}, objects_array, 4000),
+    ("identity, many records", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"}, records, 6000),
+    ("many errors per record", STREAM_AND_TREE, ["-s", "{spec}", "-q"],
+     lambda n: {"fields": {"v": {"to": "v", "via": {"arrayOf": "integer"}}}},
+     lambda n: json.dumps({"v": ["x"] * n}) + "\n", 3000),
+    ("many warnings per record", STREAM_AND_TREE, ["-s", "{spec}", "--warnings"],
+     lambda n: {"fields": {"v": {"to": "v", "via": {"arrayOf": {"nonFatal": "integer", "default": 0}}}}},
+     lambda n: json.dumps({"v": ["x"] * n}) + "\n", 3000),
+    ("lossy array", STREAM_AND_TREE, ["-s", "{spec}", "-q"],
+     lambda n: {"fields": {"v": {"to": "v", "via": {"arrayOf": {"optional": "integer"}}}}},
+     lambda n: json.dumps({"v": [i if i % 2 else "x" for i in range(n)]}) + "\n", 3000),
+    ("reverse mapping", STREAM_AND_TREE, ["-s", "{spec}", "--reverse"],
+     lambda n: {"fields": {"items_list": {"to": "itemsList", "via": {"keys": "hydrant.camel", "deep": True}}}},
+     lambda n: json.dumps({"itemsList": [{"itemId": i, "nestedObj": {"innerKey": i}} for i in range(n)]}) + "\n", 3000),
+    ("rejects file", STREAM_AND_TREE, ["-s", "{spec}", "--rejects", "{tmp}/rejects.ndjson"],
+     lambda n: {"fields": {"id": {"to": "id", "type": "string"}}}, records, 3000),
+    ("stderr messages", STREAM_AND_TREE, ["-s", "{spec}"],
+     lambda n: {"fields": {"id": {"to": "id", "type": "string"}}}, records, 3000),
+    ("deep nesting, identity", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"}, nested, 500),
+    ("spec with many fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_fields, lambda n: records(10), 800),
+    ("spec with many nested fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_nested_fields, lambda n: records(10), 800),
+    ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
+    ("long path", STREAM_AND_TREE, ["-s", "{spec}"], long_path_spec, lambda n: nested(n, "a"), 500),
+    ("jobs 2, many records", ("stream",), ["--jobs", "2", "--key-style", "camel"], None, records, 6000),
+    ("framing array", ("stream",), ["--framing", "array"], None, lambda n: "[" + records(n).replace("\n", ",")[:-1] + "]", 6000),
+    ("framing concat", ("stream",), ["--framing", "concat"], None, lambda n: records(n).replace("\n", " "), 6000),
+    ("framing seq", ("stream",), ["--framing", "seq"], None, lambda n: records(n).replace("{", "\x1e{"), 6000),
+]
+for conversion, text in [("url", "a"), ("uuid", "a"), ("stringToNumber", "1"), ("toString", "x"),
+                         ({"base64": True, "from": "standard", "to": "url"}, "QUJD"),
+                         ({"stringToDate": "iso8601"}, "2"), ({"keys": "camel"}, "x"), ("string", "é")]:
+    name = conversion if isinstance(conversion, str) else next(iter(conversion))
+    CASES.append(("long string through " + name, STREAM_AND_TREE, ["-s", "{spec}", "-q"],
+                  (lambda c: lambda n: {"fields": {"s": {"to": "s", "via": c}}})(conversion),
+                  (lambda t: lambda n: long_string(n // len(t) or 1, t))(text), 400000))
+
+
+def timed(cmd, stdin_path, runs):
+    best = None
+    for _ in range(runs):
+        with open(stdin_path, "rb") as f:
+            start = time.perf_counter()
+            p = subprocess.run(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            elapsed = time.perf_counter() - start
+        if p.returncode not in (0, 1):
+            raise RuntimeError("%s exited with %d" % (" ".join(cmd), p.returncode))
+        best = elapsed if best is None else min(best, elapsed)
+    return best
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary = os.path.abspath(sys.argv[1])
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
+    passed = failed = 0
+    with tempfile.TemporaryDirectory(prefix="streammap-scaling.") as tmp:
+        for name, engines, args, spec, make_input, n in CASES:
+            if only not in name:
+                continue
+            paths = {}
+            for size in (n, FACTOR * n):
+                with open(os.path.join(tmp, "in%d" % size), "w", encoding="utf-8") as f:
+                    f.write(make_input(size))
+                if spec:
+                    with open(os.path.join(tmp, "spec%d.json" % size), "w", encoding="utf-8") as f:
+                        json.dump(spec(size), f)
+                paths[size] = (os.path.join(tmp, "in%d" % size), os.path.join(tmp, "spec%d.json" % size))
+            for engine in engines:
+                times = []
+                try:
+                    for size, runs in ((n, 3), (FACTOR * n, 2)):
+                        input_path, spec_path = paths[size]
+                        cmd = [binary, "--engine", engine] + [a.replace("{spec}", spec_path).replace("{tmp}", tmp) for a in args]
+                        times.append(timed(cmd, input_path, runs))
+                except (RuntimeError, OSError) as e:
+                    failed += 1
+                    print("  FAIL  %-44s %-6s %s" % (name, engine, e))
+                    continue
+                ratio = times[1] / max(times[0], 1e-4)
+                ok = ratio <= LIMIT
+                passed += ok
+                failed += not ok
+                print("  %s %-44s %-6s n=%-7d %7.3f s  16n %7.3f s  x%5.1f" % (
+                    "ok   " if ok else "FAIL ", name, engine, n, times[0], times[1], ratio), flush=True)
+    print("scaling: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
