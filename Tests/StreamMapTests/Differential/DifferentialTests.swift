@@ -647,6 +647,30 @@ struct DifferentialTests {
               #"{"a":"# + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "}",
               #"{"skip":"# + String(repeating: #"{"k":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000) + #","a":1}"#,
               #"{"a":1,"skip":"# + String(repeating: "[", count: 9_999) + String(repeating: "]", count: 9_999) + "}"]),
+            ("long key paths walked as one run (KeyChain): duplicates, arrays, scalars and missing steps on the way, a run shared with a field in between",
+             .object(unmapped: .keep) {
+                 Field("a.b.c.d.e", to: "deep", .optionally())
+                 Field("p.q.r.s.t.u.v", to: "shared", .identity)
+                 Field("p.q.r", to: "side", .optionally(.check(.object)))
+                 Field("k.l.m.n.0.o", to: "indexed", .optionally())
+             },
+             [#"{"a":{"b":{"c":{"d":{"e":1}}}}}"#, #"{"a":{"b":{"c":{"d":{"e":1}}},"b":{"c":{"d":{"x":2}}}}}"#,
+              #"{"a":{"b":[{"c":1}],"z":{"c":1}}}"#, #"{"a":{"b":{"c":5}}}"#, #"{"a":{"b":{"c":{"d":{"e":{"deep":[1,{"x":2}]},"e":3}}}},"a":7}"#,
+              #"{"p":{"q":{"r":{"s":{"t":{"u":{"v":"w"}}}},"x":1}}}"#, #"{"p":{"q":{"x":1}}}"#,
+              #"{"p":{"q":{"r":{"s":[{"t":1}],"s":{"t":{"u":{"v":null}}}}}}}"#, #"{"p":{"q":{"r":[{"s":1}]}}}"#,
+              #"{"p":{"q":{"r":{"s":{"t":{"u":{"v":1}}},"s":{"z":[]}}}}}"#, #"{"a":[{"b":1}],"a":{"b":{"c":{"d":{"e":[1]}}}}}"#,
+              #"{"k":{"l":{"m":{"n":[{"o":1},2]}}}}"#, #"{"k":{"l":{"m":{"n":{"0":{"o":1}}}}}}"#, #"{"a":{"b":{"c":{"d":{"e\u0000":1,"e":2}}}}}"#]),
+            ("keys renamed while parsing: collisions (fail and warn), duplicates, shallow and deep, big and escaped keys",
+             .object {
+                 Field("f", to: "f", .keys(.foundationSnake, deep: true))
+                 Field("w", to: "w", .keys(.hydrantCamel, deep: true, collisions: .warn))
+                 Field("s", to: "s", .optionally(.keys(.uppercase)))
+             },
+             [#"{"f":{"myURLProperty":1,"x":{"aB":[{"cD":2}]}},"w":{"a_b":1,"aB":2,"a_b":3},"s":{"aB":{"cD":1}}}"#,
+              #"{"f":{"my_url_property":3,"myURLProperty":4},"w":[{"x_y":1,"xY":{"p_q":1,"pQ":2}}],"s":{"ab":1,"AB":2}}"#,
+              #"{"f":{"aB":1,"aB":2},"w":{"a\"b":1,"\u00e9_x":2},"s":{"a":{"b":1,"B":2}}}"#,
+              #"{"f":{"k\#(String(repeating: "x", count: 70_000))":1,"aB":{"aB":1,"cD":{"a_b":2}}},"w":5,"s":"x"}"#,
+              #"{"f":[],"w":{},"s":null}"#, #"{"f":{"a":{"bC":1,"b_c":2},"a":1}}"#]),
             ("records that are not objects, or produce nothing",
              .object { Field("a", to: "a", .optionally()) },
              ["[]", "null", "\"s\"", "1", "{}", #"{"a":null}"#, "", " ", "{}{}"]),

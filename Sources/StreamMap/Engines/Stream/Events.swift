@@ -365,3 +365,98 @@ final class RouteNode: EventConsumer {
         return false
     }
 }
+
+/// A run of object keys that one path walks with nothing read in between (`a.b.c.…`): what a chain of one-key
+/// `RouteNode`s does, with each event handled here once. Through a chain of nodes an event passes every node
+/// above it, so a path thousands of steps long over input nested as deep was quadratic. At each step of the run
+/// an object is walked into by its key (the last duplicate wins, as everywhere); anything else there is skipped.
+final class KeyChain: EventConsumer {
+    /// One key per step.
+    private let filters: [KeyFilter]
+    /// The consumer of the value at the end of the run.
+    private let end: ConsumerRef
+    private let endConsumer: EventConsumer
+    private let skipper = Skipper()
+    private let skipperRef: ConsumerRef
+    /// Objects of the run open (0 before the first).
+    @exclusivity(unchecked) private var level = 0
+    /// The consumer of the value in progress (the end's, or the skipper's).
+    @exclusivity(unchecked) private var current: ConsumerRef?
+    /// The consumer of the member whose key just arrived.
+    @exclusivity(unchecked) private var pending: ConsumerRef?
+    /// The member whose key just arrived is the next step of the run.
+    @exclusivity(unchecked) private var descends = false
+
+    /// Runs shorter than this stay `RouteNode`s (as fast, and what most specs have).
+    static let minimumSteps = 4
+
+    init(keys: [[UInt8]], end: EventConsumer) {
+        filters = keys.map { KeyFilter(KeyTable([$0])) }
+        endConsumer = end
+        self.end = ConsumerRef(end)
+        skipperRef = ConsumerRef(skipper)
+    }
+
+    override func resetFound() { end.resetFound() }
+
+    override func start(_ e: JSONEvent) throws -> Bool {
+        current = nil
+        pending = nil
+        descends = false
+        level = 0
+        return try enter(e)
+    }
+
+    /// The first event of a value on the run, at `level` (0: the chain's own value): an object is walked into,
+    /// anything else skipped. Returns whether the chain's value is complete.
+    private func enter(_ e: JSONEvent) throws -> Bool {
+        switch e {
+        case .startObject:
+            level += 1
+            parseSkip?.filterKeys(filters[level - 1])
+            return false
+        case .startArray:
+            if let parseSkip {
+                parseSkip.skipContainer()
+                return level == 0
+            }
+            _ = try skipperRef.start(e)
+            current = skipperRef
+            return false
+        default:
+            return level == 0
+        }
+    }
+
+    override func next(_ e: JSONEvent) throws -> Bool {
+        if let c = current {
+            if try c.next(e) {
+                current = nil
+                return level == 0
+            }
+            return false
+        }
+        if let c = pending {
+            pending = nil
+            if !(try c.start(e)) { current = c }
+            return false
+        }
+        if descends {
+            descends = false
+            return try enter(e)
+        }
+        guard case .key(let k, _) = e else {  // the end of the object at `level`
+            level -= 1
+            return level == 0
+        }
+        if filters[level - 1].index(of: k) != nil {
+            end.resetFound()
+            if level == filters.count { pending = end } else { descends = true }
+        } else if let parseSkip {
+            parseSkip.skipNextValue()
+        } else {
+            pending = skipperRef
+        }
+        return false
+    }
+}

@@ -20,11 +20,12 @@ final class ObjectSink: ValueSink {
     struct Source {
         let path: KeyPath
         let input: FieldInput
-        let hops: [(node: RouteNode, child: Int)]
+        /// (No node where the step is part of a `KeyChain`: never an array index.)
+        let hops: [(node: RouteNode?, child: Int)]
         /// The path as keys (what `walkedPath` is unless the walk went through an array), built once.
         let keyPath: JSONPath
 
-        init(path: KeyPath, input: FieldInput, hops: [(node: RouteNode, child: Int)]) {
+        init(path: KeyPath, input: FieldInput, hops: [(node: RouteNode?, child: Int)]) {
             self.path = path
             self.input = input
             self.hops = hops
@@ -33,10 +34,10 @@ final class ObjectSink: ValueSink {
 
         /// The path actually walked (indexes where the walk went through arrays), or the path as keys if absent.
         func walkedPath() -> JSONPath {
-            guard input.found, hops.contains(where: { $0.node.viaArray[$0.child] }) else { return keyPath }
+            guard input.found, hops.contains(where: { $0.node?.viaArray[$0.child] == true }) else { return keyPath }
             var components: [PathComponent] = [.key(path.steps[0])]
             for (i, step) in path.steps.dropFirst().enumerated() {
-                if hops[i].node.viaArray[hops[i].child], let index = KeyPath.arrayIndex(step) {
+                if hops[i].node?.viaArray[hops[i].child] == true, let index = KeyPath.arrayIndex(step) {
                     components.append(.index(index))
                 } else {
                     components.append(.key(step))
@@ -203,11 +204,11 @@ final class ObjectSink: ValueSink {
         routeFilter = KeyFilter(routeKeys)
         for (t, terminal) in terminals.enumerated() {
             let path = mapping.fields[terminal.field].sources[terminal.source]
-            var hops: [(node: RouteNode, child: Int)] = []
+            var hops: [(node: RouteNode?, child: Int)] = []
             var node = trie.children[trie.index(of: Array(path.steps[0].utf8))!]
             for step in path.steps.dropFirst() {
                 let child = node.index(of: Array(step.utf8))!
-                hops.append((node.route!, child))
+                hops.append((node.route, child))
                 node = node.children[child]
             }
             plans[terminal.field].sources.append(Source(path: path, input: inputs[t], hops: hops))
@@ -521,12 +522,29 @@ final class SourceTrie {
     /// The consumer of this node's value: a field input, a route node, or a fan-out to several of them.
     func consumer(inputs fieldInputs: [FieldInput], skip: ParseSkip) -> EventConsumer {
         var parts: [EventConsumer] = inputs.map { fieldInputs[$0] }
-        if !children.isEmpty {
+        if let (keys, end) = run(), keys.count >= KeyChain.minimumSteps {
+            let chain = KeyChain(keys: keys, end: end.consumer(inputs: fieldInputs, skip: skip))
+            if alone { chain.parseSkip = skip }
+            parts.append(chain)
+        } else if !children.isEmpty {
             let node = RouteNode(keys: keys, children: children.map { $0.consumer(inputs: fieldInputs, skip: skip) })
             if alone { node.parseSkip = skip }
             route = node
             parts.append(node)
         }
         return parts.count == 1 ? parts[0] : FanOut(parts)
+    }
+
+    /// The keys of the run of single children below this node that no field reads in between (none an array
+    /// index), and the node where the run ends; nil when this node has not exactly one such child.
+    private func run() -> ([[UInt8]], SourceTrie)? {
+        var keys: [[UInt8]] = []
+        var node = self
+        while node.children.count == 1, KeyPath.arrayIndex(String(decoding: node.keys[0], as: UTF8.self)) == nil {
+            keys.append(node.keys[0])
+            node = node.children[0]
+            if !node.inputs.isEmpty { break }
+        }
+        return keys.isEmpty ? nil : (keys, node)
     }
 }
