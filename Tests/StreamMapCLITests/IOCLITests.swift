@@ -131,6 +131,24 @@ struct IOCLITests {
         #expect(r.status == 143)
     }
 
+    /// Inside a huge record (its first 4 MB written, the rest never comes) with a key style: the signal stops the
+    /// run at once, the records before it are written, and the cut record is neither written nor counted.
+    @Test func aSignalInsideAHugeRecordStopsAtOnce() throws {
+        let run = try LiveCLI(["--key-style", "camel", "--progress", "--progress-interval", "0"])
+        run.write("{\"first_one\":1}\n{\"second_one\":2}\n{\"items_list\":[")
+        let objects = (0..<40_000).map { "{\"item_id\":\($0),\"item_name\":\"n\($0)\",\"nested_obj\":{\"inner_key\":\($0)}}," }
+        for piece in stride(from: 0, to: objects.count, by: 4_000) { run.write(objects[piece..<piece + 4_000].joined()) }
+        run.waitForStandardError(containing: "streammap: 2 records")
+        Thread.sleep(forTimeInterval: 0.2)
+        let signalled = Date()
+        run.signal(SIGTERM)
+        let r = run.finish(keepInputOpen: true)
+        #expect(Date().timeIntervalSince(signalled) < 5)
+        #expect(r.stdout == "{\"firstOne\":1}\n{\"secondOne\":2}\n")
+        #expect(r.stderrLines.last == "streammap: interrupted: 2 records read, 2 written, 0 rejected")
+        #expect(r.status == 143)
+    }
+
     @Test func largeOutputIsWrittenCompletely() throws {
         let lines = (0..<50_000).map { "{\"n\":\($0),\"s\":\"\(String(repeating: "x", count: $0 % 50))\"}" }
         let r = try CLI.run([], stdin: lines.joined(separator: "\n") + "\n")

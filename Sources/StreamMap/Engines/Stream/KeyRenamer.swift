@@ -6,8 +6,10 @@ import Darwin
 
 /// A key style's names for the keys a stream has seen: the style runs once per distinct key, not once per key
 /// event (records repeat their keys). Keys are looked up by their decoded bytes in an open-addressing table (a
-/// hash seeded per process, then a byte compare). Past `keyLimit` distinct keys, or `byteLimit` bytes of them, the
-/// table is emptied, so input with ever-new keys costs the style's own time and bounded memory.
+/// hash of a key's length and first and last 8 bytes, then a byte compare). A key that does not turn up within
+/// `probeLimit` slots is named without the table, so keys made to share a hash cost the style's own time, not a
+/// search. Past `keyLimit` distinct keys, or `byteLimit` bytes of them, the table is emptied: input with
+/// ever-new keys costs bounded memory.
 final class KeyRenamer {
     let style: KeyStyle
 
@@ -24,20 +26,27 @@ final class KeyRenamer {
     private var bytes = ByteBuffer(capacity: 4096)
     static let keyLimit = 1 << 12
     static let byteLimit = 1 << 20
+    static let probeLimit = 8
+    /// The name of the last key named without the table.
+    private var uncached = ByteBuffer(capacity: 64)
 
     init(style: KeyStyle) { self.style = style }
 
-    deinit { bytes.deallocate() }
+    deinit {
+        bytes.deallocate()
+        uncached.deallocate()
+    }
 
     /// The output name of the key whose decoded bytes are `key`, or nil when it is `key` itself. The buffer is
     /// valid until the next call.
     func name(of key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        var hasher = Hasher()
-        hasher.combine(bytes: key)
-        let hash = hasher.finalize()
+        let hash = Self.hash(key)
         let mask = table.count - 1
         var slot = hash & mask
+        var probes = 0
         while table[slot] >= 0 {
+            probes += 1
+            if probes > Self.probeLimit { return uncachedName(of: key) }
             let e = entries[Int(table[slot])]
             if e.hash == hash && e.key.count == key.count
                 && (key.count == 0 || memcmp(bytes.base + e.key.lowerBound, key.baseAddress!, key.count) == 0) {
@@ -55,6 +64,17 @@ final class KeyRenamer {
         if entries.count * 2 > table.count { rehash() }
         return text(entry.name)
     }
+
+    private func uncachedName(of key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        var name = style.apply(String(decoding: key, as: UTF8.self))
+        uncached.removeAll()
+        name.withUTF8 { uncached.append(UnsafeRawBufferPointer($0)) }
+        let same = uncached.count == key.count && (key.isEmpty || memcmp(uncached.base, key.baseAddress!, key.count) == 0)
+        return same ? nil : uncached.bytes
+    }
+
+    @inline(__always)
+    private static func hash(_ k: UnsafeRawBufferPointer) -> Int { Int(truncatingIfNeeded: CopySink.keyHash(k) >> 16) }
 
     private func text(_ range: Range<Int>?) -> UnsafeRawBufferPointer? {
         range.map { UnsafeRawBufferPointer(start: bytes.base + $0.lowerBound, count: $0.count) }

@@ -167,7 +167,13 @@ struct PassThroughMembers {
     /// The value of a member has been mapped by `sink`.
     mutating func add(key: Int32, from sink: ValueSink) {
         let start = values.count
-        values.append(sink.output.bytes)
+        if start == 0 {
+            // The object's first value: the sink's buffer becomes ours (one huge member is not copied).
+            swap(&values, &sink.output)
+            sink.output.removeAll()
+        } else {
+            values.append(sink.output.bytes)
+        }
         let member = Member(key: key, value: start..<values.count, kind: sink.kind, errors: sink.errors)
         let k = Int(key)
         if memberOfKey[k].stamp == stamp {

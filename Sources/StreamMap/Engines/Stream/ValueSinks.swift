@@ -155,9 +155,10 @@ final class CopySink: ValueSink {
     private let checksDuplicates: Bool
     private let renamer: KeyRenamer?
     private let renamesDeep: Bool
-    /// Per renamed key of the value: where its output text is in the value's text, and where its input's
-    /// canonical text is in `inputKeys`.
-    @exclusivity(unchecked) private var renamed: [(start: Int, length: Int, input: Range<Int>)] = []
+    /// Per renamed key of the value: where its output text starts in the value's text (after the quote), and where
+    /// its input's canonical text (quoted) ends in `inputKeys`, which holds them one after another. (Two words a
+    /// key: the log of a 100 MB record of small objects is most of what renaming adds to its memory.)
+    @exclusivity(unchecked) private var renamed: [(start: Int, inputEnd: Int)] = []
     @exclusivity(unchecked) private var inputKeys = ByteBuffer(capacity: 256)
 
     /// Open containers (0: the value is complete).
@@ -349,14 +350,8 @@ final class CopySink: ValueSink {
         let start = flushed + quote + 1, length = scratch.count - quote - 2
         scratch.append(UInt8(ascii: ":"))
         comma = 0
-        let inputStart = inputKeys.count
-        if verbatim {
-            inputKeys.append(k)
-            renamed.append((start, length, inputStart..<inputKeys.count))
-        } else {
-            inputKeys.appendEscaped(k)  // quoted
-            renamed.append((start, length, inputStart + 1..<inputKeys.count - 1))
-        }
+        if verbatim { inputKeys.appendQuoted(k) } else { inputKeys.appendEscaped(k) }
+        renamed.append((start, inputKeys.count))
         if checksDuplicates && !sawDuplicate { noteKey(name, start: start, length: length) }
         return afterValue()
     }
@@ -517,11 +512,15 @@ final class CopySink: ValueSink {
         var input: [UInt8] = []
         input.reserveCapacity(output.count + inputKeys.count)
         let out = output.bytes, keys = inputKeys.bytes
-        var position = 0
+        var position = 0, inputStart = 0
         for r in renamed {
-            input.append(contentsOf: out[position..<r.start])
-            input.append(contentsOf: keys[r.input])
-            position = r.start + r.length
+            input.append(contentsOf: out[position..<r.start - 1])
+            input.append(contentsOf: keys[inputStart..<r.inputEnd])
+            inputStart = r.inputEnd
+            // The name's closing quote: canonical text escapes a quote as `\"`, so a backslash skips a byte.
+            var i = r.start
+            while out[i] != UInt8(ascii: "\"") { i += out[i] == UInt8(ascii: "\\") ? 2 : 1 }
+            position = i + 1
         }
         input.append(contentsOf: out[position...])
         return input
@@ -531,7 +530,7 @@ final class CopySink: ValueSink {
     /// `filteredKeys` keys, checks it against the earlier ones whose hash shares its filter bit.
     @inline(__always)
     private func noteKey(_ k: UnsafeRawBufferPointer, start: Int, length: Int) {
-        let h = Self.hash(k)
+        let h = Self.keyHash(k)
         let index = keys.count
         keys.push(KeyEntry(offset: start, length: length, hash: h))
         guard index - firstKey < Self.filteredKeys else { return }
@@ -550,9 +549,9 @@ final class CopySink: ValueSink {
 
     /// A hash of a decoded key: of its length and its first and last 8 bytes, read without a byte loop and
     /// without reading outside the key. (Not `KeyTable.hash` of `KeyTable.prefix`: this one is cheaper per key,
-    /// which the identity copy feels: 2% of its instructions.)
+    /// which the identity copy feels: 2% of its instructions.) `KeyRenamer` shares it.
     @inline(__always)
-    private static func hash(_ k: UnsafeRawBufferPointer) -> UInt64 {
+    static func keyHash(_ k: UnsafeRawBufferPointer) -> UInt64 {
         let n = k.count
         var prefix: UInt64 = 0, suffix: UInt64 = 0
         if let p = k.baseAddress {
