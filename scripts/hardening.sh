@@ -2,8 +2,9 @@
 # Hostile inputs through the real binary (release build): every class of malformed JSON, byte order marks, NUL
 # bytes, CRLF and blank lines, 100 000 and 1 000 000 levels of nesting, an object with 1 000 000 keys (also with
 # keys made to collide in the duplicate check's hash), a 200 MB record, a number with 1 000 000 digits, a 20 MB
-# string of escapes, 10 000 000 tiny records, 100 000 bad lines among 100 000 good ones. Inputs are generated at
-# run time in a temporary directory (never committed).
+# string of escapes, 10 000 000 tiny records, 100 000 bad lines among 100 000 good ones; then the scaling suite
+# (scripts/scaling.py: every feature family at n and 16n, in both engines, failing above 48x). Inputs are
+# generated at run time in a temporary directory (never committed).
 #
 # Each case checks the exit status, standard output (byte for byte, or line counts for the big ones) and standard
 # error (the rejected lines, in order, as `streammap: FILE:LINE: …` with the expected reason), and prints its time
@@ -38,6 +39,7 @@ else
 fi
 echo "hardening: $BIN"
 
+SCRIPTS=$(pwd)/scripts
 T=$(mktemp -d "${TMPDIR:-/tmp}/streammap-hardening.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T"   # file names in messages are relative: `streammap: malformed.ndjson:3: …`
@@ -355,6 +357,22 @@ if [ "$quick" -eq 0 ]; then
             end
         done
     done
+fi
+
+# Linear time: every feature family at n and 16n, both engines (scripts/scaling.py; about 30 s). A case fails
+# above 48x: a linear feature takes ~16x as long, a quadratic one ~256x.
+echo
+echo "scaling (n and 16n, fail above 48x):"
+scaling_out=$(python3 "$SCRIPTS/scaling.py" "$BIN" 2>&1)
+printf '%s\n' "$scaling_out" | grep -v '^scaling:'
+scaling_line=$(printf '%s\n' "$scaling_out" | grep '^scaling:' | tail -n 1)
+if [[ "$scaling_line" =~ ^scaling:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    passed=$((passed + BASH_REMATCH[1]))
+    failed=$((failed + BASH_REMATCH[2]))
+    [ "${BASH_REMATCH[2]}" -eq 0 ] || failures+=("scaling: ${BASH_REMATCH[2]} cases above 48x")
+else
+    failed=$((failed + 1))
+    failures+=("scaling: no summary (${scaling_line:-the script failed})")
 fi
 
 echo

@@ -72,7 +72,7 @@ STREAM_AND_TREE = ("stream", "tree")
 CASES = [
     ("key style camel, array of objects", STREAM_AND_TREE, ["--key-style", "camel"], None, objects_array, 3000),
     ("key style camel, wide object", STREAM_AND_TREE, ["--key-style", "camel"], None, wide_object, 6000),
-    ("key style snake, deep nesting", STREAM_AND_TREE, ["--key-style", "snake"], None, nested, 500),
+    ("key style snake, deep nesting", STREAM_AND_TREE, ["--key-style", "snake"], None, lambda n: nested(n) * 40, 500),
     ("keys mapper deep, array of objects", STREAM_AND_TREE, ["-s", "{spec}"],
      lambda n: {"mapper": {"keys": "hydrant.camel", "deep": True}}, objects_array, 3000),
     ("keys mapper deep, wide object", STREAM_AND_TREE, ["-s", "{spec}"],
@@ -102,7 +102,7 @@ CASES = [
      lambda n: {"fields": {"id": {"to": "id", "type": "string"}}}, records, 3000),
     ("stderr messages", STREAM_AND_TREE, ["-s", "{spec}"],
      lambda n: {"fields": {"id": {"to": "id", "type": "string"}}}, records, 3000),
-    ("deep nesting, identity", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"}, nested, 500),
+    ("deep nesting, identity", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"}, lambda n: nested(n) * 40, 500),
     ("spec with many fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_fields, lambda n: records(10), 800),
     ("spec with many nested fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_nested_fields, lambda n: records(10), 800),
     ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
