@@ -16,8 +16,16 @@ final class KeyRenamer {
     private struct Entry {
         var hash: Int
         var key: Range<Int>
-        /// The output name's decoded bytes in `bytes`; nil when the style leaves the key as it is.
+        /// The output name's canonical text, quoted, in `bytes`; nil when the style leaves the key as it is.
         var name: Range<Int>?
+        /// `CopySink.keyHash` of the name's decoded bytes.
+        var nameHash: UInt64
+    }
+
+    /// A key's new name: its canonical JSON text with the quotes, and `CopySink.keyHash` of its decoded bytes.
+    struct Name {
+        var text: UnsafeRawBufferPointer
+        var hash: UInt64
     }
 
     private var entries: [Entry] = []
@@ -37,9 +45,9 @@ final class KeyRenamer {
         uncached.deallocate()
     }
 
-    /// The output name of the key whose decoded bytes are `key`, or nil when it is `key` itself. The buffer is
+    /// The output name of the key whose decoded bytes are `key`, or nil when it is `key` itself. The text is
     /// valid until the next call.
-    func name(of key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    func name(of key: UnsafeRawBufferPointer) -> Name? {
         let hash = Self.hash(key)
         let mask = table.count - 1
         var slot = hash & mask
@@ -50,7 +58,7 @@ final class KeyRenamer {
             let e = entries[Int(table[slot])]
             if e.hash == hash && e.key.count == key.count
                 && (key.count == 0 || memcmp(bytes.base + e.key.lowerBound, key.baseAddress!, key.count) == 0) {
-                return text(e.name)
+                return name(e)
             }
             slot = (slot + 1) & mask
         }
@@ -62,36 +70,46 @@ final class KeyRenamer {
         table[slot] = Int32(entries.count)
         entries.append(entry)
         if entries.count * 2 > table.count { rehash() }
-        return text(entry.name)
+        return name(entry)
     }
 
-    private func uncachedName(of key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    private func name(_ e: Entry) -> Name? {
+        guard let r = e.name else { return nil }
+        return Name(text: UnsafeRawBufferPointer(start: bytes.base + r.lowerBound, count: r.count), hash: e.nameHash)
+    }
+
+    private func uncachedName(of key: UnsafeRawBufferPointer) -> Name? {
         var name = style.apply(String(decoding: key, as: UTF8.self))
-        uncached.removeAll()
-        name.withUTF8 { uncached.append(UnsafeRawBufferPointer($0)) }
-        let same = uncached.count == key.count && (key.isEmpty || memcmp(uncached.base, key.baseAddress!, key.count) == 0)
-        return same ? nil : uncached.bytes
+        return name.withUTF8 { n -> Name? in
+            let decoded = UnsafeRawBufferPointer(n)
+            if Self.same(decoded, key) { return nil }
+            uncached.removeAll()
+            uncached.appendEscaped(decoded)
+            return Name(text: uncached.bytes, hash: CopySink.keyHash(decoded))
+        }
+    }
+
+    private static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
     @inline(__always)
     private static func hash(_ k: UnsafeRawBufferPointer) -> Int { Int(truncatingIfNeeded: CopySink.keyHash(k) >> 16) }
 
-    private func text(_ range: Range<Int>?) -> UnsafeRawBufferPointer? {
-        range.map { UnsafeRawBufferPointer(start: bytes.base + $0.lowerBound, count: $0.count) }
-    }
-
-    /// A new entry: the key's bytes and, when the style changes it, its name's (yajl's keys are valid UTF-8:
-    /// the strict scanner checked them).
+    /// A new entry: the key's bytes and, when the style changes it, its name's canonical text (yajl's keys are
+    /// valid UTF-8: the strict scanner checked them).
     private func learn(_ key: UnsafeRawBufferPointer, hash: Int) -> Entry {
         let start = bytes.count
         bytes.append(key)
+        var entry = Entry(hash: hash, key: start..<bytes.count, name: nil, nameHash: 0)
         var name = style.apply(String(decoding: key, as: UTF8.self))
-        let same = name.withUTF8 { $0.count == key.count && ($0.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }
-        var entry = Entry(hash: hash, key: start..<bytes.count, name: nil)
-        if !same {
+        name.withUTF8 { n in
+            let decoded = UnsafeRawBufferPointer(n)
+            guard !Self.same(decoded, key) else { return }
             let nameStart = bytes.count
-            name.withUTF8 { bytes.append(UnsafeRawBufferPointer($0)) }
+            bytes.appendEscaped(decoded)
             entry.name = nameStart..<bytes.count
+            entry.nameHash = CopySink.keyHash(decoded)
         }
         return entry
     }

@@ -346,13 +346,13 @@ final class CopySink: ValueSink {
         guard let name = renamer.unsafelyUnwrapped.name(of: k) else { return copyKeyText(k, verbatim: verbatim) }
         if comma != 0 { scratch.append(UInt8(ascii: ",")) }
         let quote = scratch.count
-        scratch.appendEscaped(name)
-        let start = flushed + quote + 1, length = scratch.count - quote - 2
+        scratch.append(name.text)  // quoted and escaped
+        let start = flushed + quote + 1, length = name.text.count - 2
         scratch.append(UInt8(ascii: ":"))
         comma = 0
         if verbatim { inputKeys.appendQuoted(k) } else { inputKeys.appendEscaped(k) }
         renamed.append((start, inputKeys.count))
-        if checksDuplicates && !sawDuplicate { noteKey(name, start: start, length: length) }
+        if checksDuplicates && !sawDuplicate { noteKey(hash: name.hash, start: start, length: length) }
         return afterValue()
     }
 
@@ -530,7 +530,12 @@ final class CopySink: ValueSink {
     /// `filteredKeys` keys, checks it against the earlier ones whose hash shares its filter bit.
     @inline(__always)
     private func noteKey(_ k: UnsafeRawBufferPointer, start: Int, length: Int) {
-        let h = Self.keyHash(k)
+        noteKey(hash: Self.keyHash(k), start: start, length: length)
+    }
+
+    /// `noteKey` of a key whose `keyHash` is `h`.
+    @inline(__always)
+    private func noteKey(hash h: UInt64, start: Int, length: Int) {
         let index = keys.count
         keys.push(KeyEntry(offset: start, length: length, hash: h))
         guard index - firstKey < Self.filteredKeys else { return }
