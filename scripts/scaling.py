@@ -66,8 +66,8 @@ def long_path_spec(n):
     return {"fields": {".".join(["a"] * n): "out"}}
 
 
-# name, engines, args, spec (a function of n, or None), input (a function of n), n.
-# `{spec}` in args is the spec file's path.
+# name, engines ("-": no --engine, for the subcommands), args, spec (a function of n, or None), input (a function of
+# n), n. `{spec}` in args is the spec file's path.
 STREAM_AND_TREE = ("stream", "tree")
 CASES = [
     ("key style camel, array of objects", STREAM_AND_TREE, ["--key-style", "camel"], None, objects_array, 3000),
@@ -105,6 +105,9 @@ CASES = [
     ("deep nesting, identity", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"}, lambda n: nested(n) * 40, 500),
     ("spec with many fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_fields, lambda n: records(10), 800),
     ("spec with many nested fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_nested_fields, lambda n: records(10), 800),
+    ("explain, spec with many fields", ("-",), ["explain", "{spec}"], spec_fields, lambda n: "", 800),
+    ("explain, spec with long paths", ("-",), ["explain", "{spec}"], long_path_spec, lambda n: "", 500),
+    ("check, spec with many nested fields", ("-",), ["check", "{spec}"], spec_nested_fields, lambda n: "", 800),
     ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
     ("long path", STREAM_AND_TREE, ["-s", "{spec}"], long_path_spec, lambda n: nested(n, "a"), 500),
     ("jobs 2, many records", ("stream",), ["--jobs", "2", "--key-style", "camel"], None, records, 6000),
@@ -158,7 +161,8 @@ def main():
                 try:
                     for size, runs in ((n, 3), (FACTOR * n, 2)):
                         input_path, spec_path = paths[size]
-                        cmd = [binary, "--engine", engine] + [a.replace("{spec}", spec_path).replace("{tmp}", tmp) for a in args]
+                        engine_flag = [] if engine == "-" else ["--engine", engine]  # "-": a subcommand
+                        cmd = [binary] + engine_flag + [a.replace("{spec}", spec_path).replace("{tmp}", tmp) for a in args]
                         times.append(timed(cmd, input_path, runs))
                 except (RuntimeError, OSError) as e:
                     failed += 1

@@ -234,6 +234,7 @@ public struct ObjectExplanation: Sendable {
             let step: String
             var field: Int?
             var children: [Node] = []
+            var childOfStep: [ByteKey: Node] = [:]
             init(_ step: String) { self.step = step }
         }
         let root = Node("")
@@ -241,22 +242,27 @@ public struct ObjectExplanation: Sendable {
             for d in f.destinations {
                 var node = root
                 for step in d.steps {
-                    if let existing = node.children.first(where: { bytesEqual($0.step, step) }) {
+                    if let existing = node.childOfStep[ByteKey(step)] {
                         node = existing
                     } else {
                         let child = Node(step)
                         node.children.append(child)
+                        node.childOfStep[ByteKey(step)] = child
                         node = child
                     }
                 }
                 if node.field == nil { node.field = fi }
             }
         }
+        // Depth first, in insertion order; `steps` is the path to the node on top (no path copied per node).
         var order: [(destination: KeyPath, field: Int)] = []
-        var stack: [(Node, [String])] = root.children.reversed().map { ($0, [$0.step]) }
-        while let (node, steps) = stack.popLast() {
+        var steps: [String] = []
+        var stack: [(node: Node, depth: Int)] = root.children.reversed().map { ($0, 1) }
+        while let (node, depth) = stack.popLast() {
+            steps.removeSubrange((depth - 1)...)
+            steps.append(node.step)
             if let fi = node.field { order.append((KeyPath(steps: steps), fi)) }
-            for child in node.children.reversed() { stack.append((child, steps + [child.step])) }
+            for child in node.children.reversed() { stack.append((child, depth + 1)) }
         }
         destinationOrder = order
 

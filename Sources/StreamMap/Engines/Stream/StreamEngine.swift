@@ -7,10 +7,12 @@
 public struct StreamEngine: RecordEngine {
     public let mapper: Mapper
     public var parserOptions: JSONParserOptions
-    /// The compiled sinks hold per-record state, so a copy of the engine compiles its own (copy on write).
-    private var plan: CompiledPlan
+    /// The compiled sinks hold per-record state, so a copy of the engine compiles its own (copy on write). Compiled
+    /// at the first record, by the copy that maps it: an engine made and then handed on (into a pipeline, a feed)
+    /// compiles once, not twice (a spec of 16 000 fields takes a good part of a second to compile).
+    private var plan: CompiledPlan?
     private let mutation: StreamMutation?
-    private var root: ValueSink { plan.root }
+    private var root: ValueSink { plan!.root }
     /// The record in progress (pieces API).
     private var parser: StreamParser?
     private var failure: (any Error)?
@@ -28,17 +30,16 @@ public struct StreamEngine: RecordEngine {
         self.parserOptions = parserOptions
         self.parserOptions.allowMultipleValues = false
         self.mutation = mutation
-        self.plan = CompiledPlan(mapper, mutation: mutation)
     }
 
     /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
-        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, mutation: mutation) }
+        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, mutation: mutation) }  // (nil too)
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
-        let parser = plan.wholeRecordParser(options: parserOptions)
+        let parser = plan!.wholeRecordParser(options: parserOptions)
         do {
             try parser.feed(record)
             try parser.finish()
@@ -50,7 +51,7 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func beginRecord() {
         ensureUniquePlan()
-        parser = StreamParser(root: root, options: parserOptions, skip: plan.skip, memory: plan.yajlMemory)
+        parser = StreamParser(root: root, options: parserOptions, skip: plan!.skip, memory: plan!.yajlMemory)
         failure = nil
         held.removeAll(keepingCapacity: true)
         scanner = TokenBoundaryScanner()

@@ -159,7 +159,7 @@ final class CopySink: ValueSink {
     /// its input's canonical text (quoted) ends in `inputKeys`, which holds them one after another. (Two words a
     /// key: the log of a 100 MB record of small objects is most of what renaming adds to its memory.)
     @exclusivity(unchecked) private var renamed: [(start: Int, inputEnd: Int)] = []
-    @exclusivity(unchecked) private var inputKeys = ByteBuffer(capacity: 256)
+    @exclusivity(unchecked) private var inputKeys = ByteBuffer(capacity: 16)
 
     /// Open containers (0: the value is complete).
     @exclusivity(unchecked) private var depth = 0
@@ -168,7 +168,8 @@ final class CopySink: ValueSink {
     /// Canonical text on its way to `output`, gathered in up to `scratchLimit` bytes and moved there in blocks.
     /// (It was cheaper than appending to `output` when that was an array; now that `output` is a byte buffer too,
     /// the events could be written there directly, saving the move.)
-    @exclusivity(unchecked) private var scratch = ByteBuffer()
+    @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)  // (buffers start small and grow: a spec
+    // may compile thousands of sinks, and most copy small values)
     private static let scratchLimit = 1 << 16
 
     // MARK: Duplicate keys
@@ -183,9 +184,9 @@ final class CopySink: ValueSink {
         var hash: UInt64
     }
     /// The keys of the open objects, innermost last.
-    @exclusivity(unchecked) private var keys = RawStack<KeyEntry>(capacity: 256)
+    @exclusivity(unchecked) private var keys = RawStack<KeyEntry>(capacity: 16)
     /// Where the keys of the enclosing open objects start (the innermost one's start is `firstKey`).
-    @exclusivity(unchecked) private var frames = RawStack<Int>(capacity: 16)
+    @exclusivity(unchecked) private var frames = RawStack<Int>(capacity: 4)
     @exclusivity(unchecked) private var firstKey = 0
     /// The value's text already sent from `scratch` to `output`.
     @exclusivity(unchecked) private var flushed = 0
@@ -193,8 +194,8 @@ final class CopySink: ValueSink {
     /// clear is new, so only the (rare) keys whose bit is set are compared with the object's earlier keys.
     /// Past `filteredKeys` keys the object is checked whole when it ends (hashed, or sorted if made to collide),
     /// so a key never costs more than `filteredKeys` comparisons.
-    @exclusivity(unchecked) private var filters = UnsafeMutablePointer<UInt64>.allocate(capacity: 16 * 16)
-    @exclusivity(unchecked) private var filterCapacity = 16
+    @exclusivity(unchecked) private var filters = UnsafeMutablePointer<UInt64>.allocate(capacity: 2 * 16)
+    @exclusivity(unchecked) private var filterCapacity = 2
     @exclusivity(unchecked) private var openObjects = 0
     @exclusivity(unchecked) private var filter = UnsafeMutablePointer<UInt64>(bitPattern: 8)!
     private static let filterWords = 16
