@@ -20,7 +20,7 @@
 /// code must look. On the benchmark corpus (12% non-ASCII bytes, an escape every 61 bytes) it takes the scanner
 /// from 1.96 to 1.50 instructions per byte (callgrind). StrictScannerReferenceTests hold all of it, with and without the
 /// kernel, to a simple byte-at-a-time reference, and StrictScannerKernelTests the kernel to its contract.
-import CJSONScan
+internal import CJSONScan
 
 struct StrictJSONScanner {
     struct Violation: Error {

@@ -45,195 +45,17 @@ nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_cal
     return p
 }()
 
-/// The stream engine's callback table: the same events, delivered straight to `StreamParser`'s final methods
-/// (no virtual call, and each event's path is compiled as one piece). Written once, here; `ParseSkip` copies it.
-nonisolated(unsafe) private let streamCallbackTable: UnsafeMutablePointer<yajl_callbacks> = {
-    let p = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
-    p.initialize(to: yajl_callbacks())
-    p.pointee.yajl_null = { ctx in withStreamParser(ctx) { $0.null() } }
-    p.pointee.yajl_boolean = { ctx, b in withStreamParser(ctx) { $0.bool(b != 0) } }
-    p.pointee.yajl_number = { ctx, s, n in
-        withStreamParser(ctx) { $0.number(UnsafeRawBufferPointer(start: s, count: n)) }
-    }
-    p.pointee.yajl_string = { ctx, s, n in
-        withStreamParser(ctx) { $0.string(UnsafeRawBufferPointer(start: s, count: n)) }
-    }
-    p.pointee.yajl_start_map = { ctx in withStreamParser(ctx) { $0.startObject() } }
-    p.pointee.yajl_map_key = { ctx, s, n in
-        withStreamParser(ctx) { $0.key(UnsafeRawBufferPointer(start: s, count: n)) }
-    }
-    p.pointee.yajl_end_map = { ctx in withStreamParser(ctx) { $0.endObject() } }
-    p.pointee.yajl_start_array = { ctx in withStreamParser(ctx) { $0.startArray() } }
-    p.pointee.yajl_end_array = { ctx in withStreamParser(ctx) { $0.endArray() } }
-    return p
-}()
-
-/// Calls `body` on the stream parser behind yajl's context pointer, without retaining it.
-@inline(__always)
-private func withStreamParser(_ ctx: UnsafeMutableRawPointer?, _ body: (StreamParser) -> Bool) -> Int32 {
-    Unmanaged<StreamParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef(body) ? 1 : 0
-}
-
-/// Lets the stream engine skip a value inside yajl. While a value is skipped, the handle's own callback table has
-/// no scalar and no key callbacks, so yajl calls no Swift code for them (and does not even decode their escapes);
-/// container events only count depth in `StreamParser`. A skipped value never reaches the consumers.
-///
-/// Only a consumer that receives its events alone may skip (not one of several fed by a `FanOut`): skipping
-/// hides the value from everyone.
-struct ParseSkip {
-    private struct State {
-        /// Depth inside a skipped container; 0 when no container is being skipped.
-        var depth = 0
-        /// The value of the object member whose key was just received is skipped: a scalar passes unseen, a
-        /// container is skipped whole.
-        var pending = false
-        /// The innermost open object whose consumer skips every member not in a key set, and its depth (0: none):
-        /// its other keys are matched and skipped here, before any consumer sees them.
-        var filter: Unmanaged<KeyFilter>?
-        var filterDepth = 0
-        /// The filters of the objects around it, outermost first.
-        var outerFilters: [(depth: Int, keys: Unmanaged<KeyFilter>)] = []
-        /// A filter asked for by the consumer of the object that is starting (installed once its depth is known).
-        var requested: Unmanaged<KeyFilter>?
-    }
-
-    /// The callback table of the handle that parses the current record: `streamCallbackTable`'s, less what is
-    /// silenced while a value is skipped.
-    let table: UnsafeMutablePointer<yajl_callbacks>
-    /// The full table, restored when a skip ends.
-    private let defaults: UnsafePointer<yajl_callbacks>
-    private let state: UnsafeMutablePointer<State>
-
-    /// A handle to new skipping state (one per compiled plan, so one per thread); copies share it. The owner
-    /// calls `deallocate` when done.
-    static func allocate() -> ParseSkip { ParseSkip() }
-
-    private init() {
-        defaults = UnsafePointer(streamCallbackTable)
-        table = .allocate(capacity: 1)
-        table.initialize(to: defaults.pointee)
-        state = .allocate(capacity: 1)
-        state.initialize(to: State())
-    }
-
-    func deallocate() {
-        table.deallocate()
-        state.deallocate()
-    }
-
-    /// Before a record: nothing is skipped.
-    func reset() {
-        state.pointee.depth = 0
-        state.pointee.pending = false
-        state.pointee.filter = nil
-        state.pointee.filterDepth = 0
-        state.pointee.outerFilters.removeAll(keepingCapacity: true)
-        state.pointee.requested = nil
-        restore()
-    }
-
-    /// Called by the consumer of an object as the object starts: the object's members whose key is not in `keys`
-    /// are skipped inside yajl, without reaching any consumer. Only for a consumer that would skip exactly those
-    /// members itself, and change no state on their keys. `keys` is kept alive by its consumer.
-    func filterKeys(_ keys: KeyFilter) { state.pointee.requested = .passUnretained(keys) }
-
-    /// After an object's start event was delivered at `depth`: installs the filter its consumer asked for.
-    @inline(__always)
-    func objectStarted(depth: Int) {
-        guard let keys = state.pointee.requested else { return }
-        state.pointee.requested = nil
-        if let outer = state.pointee.filter { state.pointee.outerFilters.append((state.pointee.filterDepth, outer)) }
-        state.pointee.filter = keys
-        state.pointee.filterDepth = depth
-    }
-
-    /// An object at `depth` ends: its filter goes.
-    @inline(__always)
-    func objectEnded(depth: Int) {
-        guard state.pointee.filterDepth == depth else { return }
-        if let outer = state.pointee.outerFilters.popLast() {
-            state.pointee.filter = outer.keys
-            state.pointee.filterDepth = outer.depth
-        } else {
-            state.pointee.filter = nil
-            state.pointee.filterDepth = 0
-        }
-    }
-
-    /// A key of the object at `depth`: true when the object's filter skips its member (then the value is being
-    /// skipped).
-    @inline(__always)
-    func skipsMember(_ key: UnsafeRawBufferPointer, depth: Int) -> Bool {
-        guard state.pointee.filterDepth == depth, let filter = state.pointee.filter,
-              filter._withUnsafeGuaranteedRef({ $0.excludes(key) }) else { return false }
-        skipNextValue()
-        return true
-    }
-
-    /// Skips the value that follows the key just received.
-    @inline(__always)
-    func skipNextValue() {
-        state.pointee.pending = true
-        silenceScalars()
-    }
-
-    /// Skips the rest of the container whose start was just received.
-    @inline(__always)
-    func skipContainer() {
-        state.pointee.depth = 1
-        silenceScalars()
-        table.pointee.yajl_map_key = nil
-    }
-
-    @inline(__always)
-    private func silenceScalars() {
-        table.pointee.yajl_null = nil
-        table.pointee.yajl_boolean = nil
-        table.pointee.yajl_number = nil
-        table.pointee.yajl_string = nil
-    }
-
-    @inline(__always)
-    private func restore() { table.pointee = defaults.pointee }
-
-    /// A container starts: true when it is (part of) a skipped value.
-    @inline(__always)
-    func swallowsStart() -> Bool {
-        if state.pointee.depth > 0 {
-            state.pointee.depth += 1
-            return true
-        }
-        guard state.pointee.pending else { return false }
-        state.pointee.pending = false
-        state.pointee.depth = 1
-        table.pointee.yajl_map_key = nil
-        return true
-    }
-
-    /// A container ends: true when it is (part of) a skipped value. A key or the end of the object also ends a
-    /// pending skip whose value was a scalar.
-    @inline(__always)
-    func swallowsEnd() -> Bool {
-        if state.pointee.depth > 0 {
-            state.pointee.depth -= 1
-            if state.pointee.depth == 0 { restore() }
-            return true
-        }
-        endPending()
-        return false
-    }
-
-    @inline(__always)
-    func endPending() {
-        guard state.pointee.pending else { return }
-        state.pointee.pending = false
-        restore()
-    }
+/// A callback table of another layer's making (the stream engine's `ParseSkip`), which the handle uses instead of
+/// `yajlCallbackTable`: its callbacks reach their parser through yajl's context pointer, as `YajlCallbackTarget`'s
+/// do. `reset` runs before each parse.
+protocol YajlEventTable {
+    var table: UnsafeMutablePointer<yajl_callbacks> { get }
+    func reset()
 }
 
 /// Everything of a yajl parser but its events' destination: feeding, errors, depth and the verbatim test. It is
-/// not generic, so that the per-event code of its subclasses (`YajlParserCore`, `StreamParser`) can be concrete:
-/// a generic class's overrides run unspecialized.
+/// not generic, so that the per-event code of its subclasses (`YajlParserCore`, and the stream engine's parser)
+/// can be concrete: a generic class's overrides run unspecialized.
 class YajlParserBase: YajlCallbackTarget {
     private var handle: yajl_handle?
     @exclusivity(unchecked) private var consumedBeforeChunk = 0
@@ -241,31 +63,32 @@ class YajlParserBase: YajlCallbackTarget {
     @exclusivity(unchecked) final var depth = 0
     private let maximumDepth: Int
     private let allowMultipleValues: Bool
-    private let skip: ParseSkip?
+    private let events: (any YajlEventTable)?
 
     /// Kept alive for as long as the handle that allocates from it.
     private let memory: YajlMemory?
 
-    /// `skip`: the stream engine's skipping state; its table (`streamCallbackTable`'s events, for `StreamParser`)
-    /// becomes the handle's callback table. Without it, events go through `yajlCallbackTable`'s virtual methods.
+    /// `events`: a callback table of a subclass's own (the stream engine's), whose callbacks reach the subclass
+    /// directly; without it, events go through `yajlCallbackTable` to `YajlCallbackTarget`'s virtual methods.
     /// `memory`: where yajl allocates (recycled blocks, for a parser per record); the system allocator without it.
-    init(options: JSONParserOptions, skip: ParseSkip?, memory: YajlMemory? = nil) {
+    init(options: JSONParserOptions, events: (any YajlEventTable)?, memory: YajlMemory? = nil) {
         self.maximumDepth = options.maximumDepth
         self.allowMultipleValues = options.allowMultipleValues
-        self.skip = skip
+        self.events = events
         self.memory = memory
         super.init()
         openHandle()
     }
 
     private func openHandle() {
-        skip?.reset()
+        events?.reset()
+        let table = events?.table ?? yajlCallbackTable
         let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
         if let memory {
             var functions = memory.functions  // yajl copies them
-            handle = withUnsafeMutablePointer(to: &functions) { yajl_alloc(skip?.table ?? yajlCallbackTable, $0, ctx) }
+            handle = withUnsafeMutablePointer(to: &functions) { yajl_alloc(table, $0, ctx) }
         } else {
-            handle = yajl_alloc(skip?.table ?? yajlCallbackTable, nil, ctx)
+            handle = yajl_alloc(table, nil, ctx)
         }
         _ = cyajl_config_bool(handle, yajl_allow_multiple_values, allowMultipleValues ? 1 : 0)
         // `StrictJSONScanner` validates all UTF-8 (more strictly than yajl) before yajl sees it.
@@ -399,7 +222,7 @@ final class YajlParserCore<Handler: JSONEventHandler>: YajlParserBase {
 
     init(handler: Handler, options: JSONParserOptions) {
         self.handler = handler
-        super.init(options: options, skip: nil)
+        super.init(options: options, events: nil)
     }
 
     override func onNull() -> Bool { call { try handler.null() } }

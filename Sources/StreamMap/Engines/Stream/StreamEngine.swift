@@ -183,7 +183,7 @@ final class StreamParser: YajlParserBase {
         } else {
             copyRoot = nil
         }
-        super.init(options: options, skip: skip, memory: memory)
+        super.init(options: options, events: skip, memory: memory)
     }
 
     override func restart() {
