@@ -54,7 +54,7 @@ struct MapCommand: ParsableCommand {
     var jobs: JobCount = .count(1)
 
     /// Input bytes per batch with --jobs (hidden: tests make it tiny so that many batches run).
-    @Option(help: .hidden) var batchBytes: Int = ParallelMapping.defaultBatchBytes
+    @Option(help: .hidden) var batchBytes: Int = RecordPipelineSettings.defaultBatchBytes
 
     @Option(help: ArgumentHelp("Write rejected records to FILE as NDJSON (input, line, offset, errors with paths, raw text) instead of reporting each on standard error.",
                                valueName: "file"),
@@ -152,43 +152,36 @@ struct MapCommand: ParsableCommand {
             console.error("reading records from the terminal (end with Ctrl-D; 'streammap --help' for usage)")
         }
 
-        var settings = PipelineSettings()
-        settings.framing = framing
+        var settings = RunSettings()
+        settings.pipeline.framing = framing
+        settings.pipeline.jobs = jobs.resolved
+        settings.pipeline.batchBytes = batchBytes
         settings.onError = onError
         settings.maxRejects = maxRejects
         settings.quiet = quiet
         settings.showWarnings = warnings
-        settings.jobs = jobs.resolved
-        settings.batchBytes = batchBytes
         let showProgress = progress ?? (isatty(2) == 1)
         let total = showProgress ? InputFile.totalSize(paths) : nil
 
-        func execute<Engine: RecordEngine>(_ engine: Engine, workers: ParallelMapping.BatchMapperFactory?)
-            -> (status: Int32, stats: RunStats, signal: Int32?)
-        {
-            var pipeline = Pipeline(engine: engine, settings: settings, output: RecordOutput(file: out), rejects: rejectsFile,
-                                    console: console, makeBatchMapper: workers)
-            pipeline.stats.collectsPaths = stats
-            if showProgress { pipeline.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
-            let status = pipeline.run(inputs: paths)
-            return (status, pipeline.stats, pipeline.interruptingSignal)
-        }
-        let result: (status: Int32, stats: RunStats, signal: Int32?)
         // With --jobs, each worker makes its engine on its own thread, from a mapper of its own: nothing shared.
         let mapper = loaded.mapper
         let mappers = loaded.independentMappers()
-        switch engine {
+        let engine: any RecordEngine
+        let makeEngine: @Sendable () -> any RecordEngine
+        switch self.engine {
         case .stream:
-            result = execute(StreamEngine(mapper: mapper)) {
-                var engine = StreamEngine(mapper: mappers())
-                return { $0.map(with: &engine) }
-            }
+            engine = StreamEngine(mapper: mapper)
+            makeEngine = { StreamEngine(mapper: mappers()) }
         case .tree:
-            result = execute(TreeEngine(mapper: mapper)) {
-                var engine = TreeEngine(mapper: mappers())
-                return { $0.map(with: &engine) }
-            }
+            engine = TreeEngine(mapper: mapper)
+            makeEngine = { TreeEngine(mapper: mappers()) }
         }
+        var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: RecordOutput(file: out),
+                         rejects: rejectsFile, console: console)
+        run.output.stats.collectsPaths = stats
+        if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
+        let status = run.run(inputs: paths)
+        let result = (status: status, stats: run.stats, signal: run.interruptingSignal)
         if stats { console.line(result.stats.summary(exitStatus: result.status, interruptedBy: result.signal)) }
         if result.status != 0 { throw ExitCode(result.status) }
     }

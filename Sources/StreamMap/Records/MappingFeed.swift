@@ -30,7 +30,8 @@ public struct RejectedRecord: Sendable, Equatable {
     public let location: RecordLocation
     /// Why it was rejected: not JSON (or a framing error, reported as a syntax failure), or a fatal mapping error.
     public let failure: RecordFailure
-    /// The record's input bytes, as framed.
+    /// The record's input bytes, as framed: the first `MappingFeed.rejectedRecordBytes` (1 MiB) of a longer record,
+    /// so that a huge rejected line costs no more memory than a mapped one.
     public let raw: [UInt8]
 
     public init(location: RecordLocation, failure: RecordFailure, raw: [UInt8]) {
@@ -76,36 +77,39 @@ public struct RecordCounts: Sendable, Equatable {
 /// for result in feed.finish() { ... }     // the last record, if it had no terminator
 /// ```
 ///
-/// Records are framed by `RecordFramer` (see there for the framings and `auto`), then mapped by the engine, one
-/// whole record at a time. Every framed record ends up in exactly one result, mapped or rejected. A record that is
-/// a framing error (with `array` framing: data after the array, or the tail of an array that is never closed) is
-/// rejected with a `.syntax` failure without reaching the engine. The results do not depend on how the input is
-/// chunked. Not thread-safe: use one feed from one task at a time.
+/// It runs on `RecordPipeline`, as the command line does: records are framed as the command line frames them
+/// (see `RecordFramer` for the framings and `auto`), a record inside one chunk is mapped where it lies and one that
+/// goes on across chunks streams through the engine in pieces, so a huge record costs constant memory (its mapped
+/// result aside). Every framed record ends up in exactly one result, mapped or rejected. A record that is a framing
+/// error (with `array` framing: data after the array, or the tail of an array that is never closed) is rejected
+/// with a `.syntax` failure without reaching the engine. The results do not depend on how the input is chunked.
+/// Not thread-safe: use one feed from one task at a time.
 public final class MappingFeed<Engine: RecordEngine> {
-    private var engine: Engine
-    private var framer: RecordFramer
-    private var writer = JSONWriter(reservingCapacity: 4096)
+    private var pipeline: RecordPipeline
+    private let results: ResultCollector
     private var finished = false
 
+    /// How many bytes of a rejected record its `raw` keeps (1 MiB).
+    public static var rejectedRecordBytes: Int { 1 << 20 }
+
     /// Records seen so far; `recordsIn == recordsOut + recordsRejected` between calls.
-    public private(set) var counts = RecordCounts()
+    public var counts: RecordCounts { results.counts }
 
     public init(engine: Engine, framing: Framing = .auto) {
-        self.engine = engine
-        self.framer = RecordFramer(framing: framing)
+        results = ResultCollector()
+        pipeline = RecordPipeline(engine: engine, settings: RecordPipelineSettings(framing: framing, keptRecordBytes: Self.rejectedRecordBytes),
+                                  output: results)
+        pipeline.beginInput("")
     }
 
     /// The framing in use (what `auto` chose, once known).
-    public var framing: Framing? { framer.detected }
+    public var framing: Framing? { pipeline.currentFraming }
 
     /// Feeds the next chunk; returns the records it completed. Feeding after `finish()` is a precondition failure.
     public func feed(_ chunk: UnsafeRawBufferPointer) -> [RecordResult] {
         precondition(!finished, "MappingFeed.feed called after finish()")
-        var results: [RecordResult] = []
-        framer.feed(chunk) { record, location in
-            process(record, location, framingError: nil, into: &results)
-        }
-        return results
+        pipeline.feed(chunk)
+        return results.take()
     }
 
     /// Feeds the next chunk; returns the records it completed. Feeding after `finish()` is a precondition failure.
@@ -120,39 +124,44 @@ public final class MappingFeed<Engine: RecordEngine> {
     public func finish() -> [RecordResult] {
         precondition(!finished, "MappingFeed.finish called twice")
         finished = true
-        var results: [RecordResult] = []
-        framer.finishReportingFramingErrors { record, location, framingError in
-            process(record, location, framingError: framingError, into: &results)
-        }
-        return results
-    }
-
-    private func process(
-        _ record: UnsafeRawBufferPointer, _ location: RecordLocation, framingError: JSONSyntaxError?,
-        into results: inout [RecordResult]
-    ) {
-        counts.recordsIn += 1
-        let outcome: RecordOutcome
-        if let framingError {
-            outcome = .rejected(.syntax(framingError))
-        } else {
-            writer.removeAll(keepingCapacity: true)
-            outcome = engine.map(record: record, into: &writer)
-        }
-        switch outcome {
-        case .mapped(let warnings):
-            counts.recordsOut += 1
-            results.append(.mapped(MappedRecord(location: location, bytes: writer.bytes.withUnsafeBufferPointer { Array($0) }, warnings: warnings)))
-        case .rejected(let failure):
-            counts.recordsRejected += 1
-            results.append(.rejected(RejectedRecord(location: location, failure: failure, raw: Array(record))))
-        }
-        if writer.bytes.capacity > 1 << 20 { writer = JSONWriter(reservingCapacity: 4096) }
+        pipeline.endInput()
+        pipeline.finish()
+        return results.take()
     }
 }
 
 @available(*, unavailable, message: "a MappingFeed is used from one task at a time")
 extension MappingFeed: Sendable {}
+
+/// `MappingFeed`'s end of the pipeline: each record becomes a result as it comes.
+final class ResultCollector: RecordPipelineOutput {
+    var mappedRecords = JSONWriter(reservingCapacity: 4096)
+    private var results: [RecordResult] = []
+    private(set) var counts = RecordCounts()
+
+    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        counts.recordsIn += 1
+        counts.recordsOut += 1
+        let line = mappedRecords.bytes.withUnsafeBufferPointer { Array($0.dropLast()) }  // without the newline
+        results.append(.mapped(MappedRecord(location: location, bytes: line, warnings: warnings)))
+        mappedRecords.removeAll(keepingCapacity: mappedRecords.bytes.capacity <= 1 << 20)
+        return true
+    }
+
+    func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+                  totalBytes: Int) -> Bool {
+        counts.recordsIn += 1
+        counts.recordsRejected += 1
+        results.append(.rejected(RejectedRecord(location: location, failure: failure, raw: Array(record))))
+        return true
+    }
+
+    /// The results since the last call.
+    func take() -> [RecordResult] {
+        defer { results = [] }
+        return results
+    }
+}
 
 extension MappingFeed where Engine == StreamEngine {
     /// A feed that maps with the stream engine (use `init(engine: TreeEngine(mapper:))` for the tree engine).

@@ -85,7 +85,10 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
 ///        a first array that ends early (no closing bracket at the end of the input) → `array` as well;
 ///      - otherwise → `ndjson`.
 ///   Until it has decided, `auto` holds the bytes it has seen (the first line, or for a one-line array, the first
-///   line and the whitespace after it), then frames them with the chosen framing.
+///   line and the whitespace after it), then frames them with the chosen framing. So that a huge first line is not
+///   held whole, it decides after `decisionLimit` (1 MiB) bytes at the latest: an input whose first non-whitespace
+///   byte is `[` is then an array (a minified array on one line), anything else NDJSON (one long record); `concat`
+///   must be asked for when the first of concatenated values is longer than that.
 public struct RecordFramer: Sendable {
     public typealias Body = (UnsafeRawBufferPointer, RecordLocation) -> Void
 
@@ -125,7 +128,21 @@ public struct RecordFramer: Sendable {
             return
         }
         held.append(contentsOf: chunk)
-        if let framing = detector.scan(chunk) { start(framing, body) }
+        if let framing = detector.scan(chunk) {
+            start(framing, body)
+        } else if held.count > Self.decisionLimit {
+            start(Self.undecided(held), body)
+        }
+    }
+
+    /// How much of the input `auto` holds at most before it decides.
+    public static let decisionLimit = 1 << 20
+
+    /// `auto`'s choice when the first `decisionLimit` bytes did not decide (the BOM is already skipped).
+    static func undecided(_ start: [UInt8]) -> Framing {
+        var i = 0
+        while i < start.count, [0x20, 0x09, 0x0A, 0x0D].contains(start[i]) { i += 1 }
+        return i < start.count && start[i] == UInt8(ascii: "[") ? .array : .ndjson
     }
 
     /// Ends the input and delivers what is left (a final record without its terminator). Use

@@ -1,9 +1,6 @@
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
-import StreamMap
-@testable import streammap
+
+@testable import StreamMap
 
 /// `--jobs`: how batches hold their records and reuse their memory.
 ///
@@ -25,34 +22,36 @@ struct BatchReuseTests {
     /// Where a buffer's bytes are.
     static func address(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
 
-    /// A pipeline that writes to /dev/null, with its workers started (`batchBytes` per batch).
+    /// Counts mapped records and drops their bytes.
+    final class Discard: RecordPipelineOutput {
+        var mappedRecords = JSONWriter()
+        var recordsOut = 0
+        func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+            recordsOut += 1
+            mappedRecords.removeAll()
+            return true
+        }
+        func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+                      totalBytes: Int) -> Bool { true }
+    }
+
+    /// A pipeline whose output counts and drops, with its workers started (`batchBytes` per batch).
     struct Fixture {
-        var pipeline: Pipeline<StreamEngine>
+        var pipeline: PipelineCore
         let parallel: ParallelMapping
-        let devNull: Int32
+        let output = Discard()
         var line = 1
 
         init(batchBytes: Int) throws {
-            devNull = open("/dev/null", O_WRONLY)
-            try #require(devNull >= 0)
-            var settings = PipelineSettings()
-            settings.jobs = 2
+            var settings = RecordPipelineSettings(jobs: 2)
             settings.batchBytes = batchBytes
             let mapper = BatchReuseTests.mapper
-            pipeline = Pipeline(engine: StreamEngine(mapper: mapper), settings: settings,
-                                output: RecordOutput(file: FileOutput(fd: devNull, name: "/dev/null")), rejects: nil,
-                                console: Console(), makeBatchMapper: {
-                                    var engine = StreamEngine(mapper: mapper)
-                                    return { $0.map(with: &engine) }
-                                })
-            pipeline.startWorkers()
+            pipeline = RecordPipeline(engine: StreamEngine(mapper: mapper), settings: settings, output: output,
+                                      makeEngine: { StreamEngine(mapper: mapper) }).core
             parallel = try #require(pipeline.parallel)
         }
 
-        func close() {
-            parallel.shutdown()
-            _ = Glibc.close(devNull)
-        }
+        func close() { parallel.shutdown() }
 
         /// Cuts one record, in the given pieces, into the batch being cut.
         mutating func cut(_ pieces: [UnsafeRawBufferPointer]) {
@@ -109,7 +108,7 @@ struct BatchReuseTests {
             outputs.append(Self.address(batch.output))
             f.pipeline.writeBatch(batch)
         }
-        #expect(f.pipeline.stats.recordsOut == (0..<8).reduce(0) { $0 + 200 + 3 * $1 })
+        #expect(f.output.recordsOut == (0..<8).reduce(0) { $0 + 200 + 3 * $1 })
         // (The output buffers may grow while the first batches are mapped.)
         #expect(Set(spills).count == 2, "spill buffers: \(spills)")
         #expect(Set(outputs.dropFirst(2)).count == 2, "output buffers: \(outputs)")
@@ -141,7 +140,7 @@ struct BatchReuseTests {
         // A written batch let go of its chunk; the next read filled it again (the one made for the first read, and at
         // most one more while the reading thread still held the last).
         #expect(f.parallel.chunksMade <= 2)
-        #expect(f.pipeline.stats.recordsOut == 10 * perChunk)
+        #expect(f.output.recordsOut == 10 * perChunk)
     }
 
     @Test func aRecordThatGoesOnAcrossChunksOrTakesAPieceFromElsewhereIsCopiedWhole() throws {

@@ -1,4 +1,9 @@
-import StreamMap
+
+
+/// No worker thread could start (`pthread_create`'s error number).
+struct ThreadStartError: Error {
+    let code: Int32
+}
 
 /// `--jobs N`: the reading thread's side of ordered parallel mapping.
 ///
@@ -36,7 +41,7 @@ final class ParallelMapping {
 
     /// The size of a chunk: what one read asks for, as with one job (so that the reads end where one job's do,
     /// and `bytesIn` at a stop is what one job had read).
-    static let chunkBytes = InputFile.readBytes
+    static let chunkBytes = RecordPipelineSettings.readBytes
 
     /// The batch being cut.
     var current = RecordBatch()
@@ -48,6 +53,9 @@ final class ParallelMapping {
     private var spare: [RecordBatch] = []
     private var nextSequence = 0
     private var nextToWrite = 0
+
+    /// Worker threads running.
+    var threads: Int { workers.count }
 
     /// Batches submitted and not yet written.
     var inFlight: Int { nextSequence - nextToWrite }
@@ -85,7 +93,7 @@ final class ParallelMapping {
     /// Starts `jobs` workers, each mapping with a function from `makeBatchMapper` called on its own thread (so each
     /// worker's engine is made there: no two threads ever share an engine's compiled state). Fails with an errno
     /// when no worker starts; when only some do, runs with those.
-    init(jobs: Int, batchBytes: Int, makeBatchMapper: @escaping BatchMapperFactory) throws(Errno) {
+    init(jobs: Int, batchBytes: Int, makeBatchMapper: @escaping BatchMapperFactory) throws(ThreadStartError) {
         window = 2 * jobs
         self.batchBytes = max(1, batchBytes)
         chunks = ChunkPool(chunkBytes: Self.chunkBytes)
@@ -97,7 +105,7 @@ final class ParallelMapping {
                 queue.finished(consume batch)
             }
         }
-        if let failure, workers.count == 0 { throw Errno(code: failure) }
+        if let failure, workers.count == 0 { throw ThreadStartError(code: failure) }
     }
 
     deinit { shutdown() }

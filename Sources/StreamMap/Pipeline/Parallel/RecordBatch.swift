@@ -1,4 +1,4 @@
-import StreamMap
+
 
 /// A run of whole records from one input: cut by the reading thread, mapped on a worker thread, written by the
 /// reading thread in sequence order (`--jobs`). One value travels the whole way, so its buffers are reused.

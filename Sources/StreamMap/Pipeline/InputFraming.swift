@@ -1,4 +1,4 @@
-import StreamMap
+
 
 /// Receives records from `InputFraming`: NDJSON records in pieces (`RecordSegmentSink`), records of the other
 /// framings whole.
@@ -16,14 +16,10 @@ protocol RecordHandler: RecordSegmentSink {
 /// - `ndjson` goes through `NDJSONSegmenter`, which hands each record on in pieces: a 200 MB line streams through
 ///   the engine in constant memory.
 /// - `array`, `concat`, `seq` go through `RecordFramer`, whole records (memory: the largest record).
-/// - `auto` applies `RecordFramer`'s detection rules to the start of the input, then frames the input from its
-///   first byte with the framing found — NDJSON in pieces as above. Detection holds what it has seen; so that a huge
-///   first line cannot be held whole, it stops after `decisionLimit` bytes: still undecided, an input whose first
-///   non-whitespace byte is `[` is an array (a minified array on one line), anything else NDJSON (one long record).
-///   `--framing concat` is then needed for concatenated values whose first one is longer than that.
+/// - `auto`: a `RecordFramer` detects the framing from the start of the input by its rules (deciding after
+///   `RecordFramer.decisionLimit` bytes at the latest), then the input is framed from its first byte with the
+///   framing found — NDJSON in pieces as above. What detection has seen is held meanwhile.
 struct InputFraming {
-    static let decisionLimit = 1 << 20
-
     private var segmenter: NDJSONSegmenter?
     private var framer: RecordFramer?
     /// While `auto` decides: a detector fed with the input (its records are ignored) and a copy of the input.
@@ -45,9 +41,7 @@ struct InputFraming {
         if probe != nil {
             held.append(contentsOf: chunk)
             probe!.feed(chunk) { _, _ in }
-            var decision = probe!.detected
-            if decision == nil && held.count > Self.decisionLimit { decision = Self.fallback(held) }
-            if let decision { start(decision, into: &handler) }
+            if let decision = probe!.detected { start(decision, into: &handler) }
             return
         }
         if segmenter != nil {
@@ -85,13 +79,5 @@ struct InputFraming {
         let bytes = held
         held = []
         bytes.withUnsafeBytes { feed($0, into: &handler) }
-    }
-
-    /// The choice when the first `decisionLimit` bytes did not decide.
-    static func fallback(_ start: [UInt8]) -> Framing {
-        var i = 0
-        if start.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }  // a byte order mark
-        while i < start.count, [0x20, 0x09, 0x0A, 0x0D].contains(start[i]) { i += 1 }
-        return i < start.count && start[i] == UInt8(ascii: "[") ? .array : .ndjson
     }
 }

@@ -1,0 +1,391 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a record pipeline cuts and maps its input.
+public struct RecordPipelineSettings: Sendable {
+    /// How inputs are cut into records (`auto` decides from the start of each input).
+    public var framing: Framing = .auto
+    /// Threads that map records; 1: everything on the calling thread. Records come out in input order whatever
+    /// the number.
+    public var jobs = 1
+    /// Input bytes per batch of records handed to a thread (with more than one job).
+    public var batchBytes = RecordPipelineSettings.defaultBatchBytes
+    /// How many bytes of a rejected record the output is given (`RecordPipelineOutput.rejected`); the rest is
+    /// counted, not kept, so a rejected 1 GB line costs no more memory than a mapped one.
+    public var keptRecordBytes = 0
+
+    /// How many bytes one read asks for (256 KiB).
+    public static let readBytes = 1 << 18
+    /// 512 KiB: measured a little faster than 256 KiB and 1–4 MiB with 2 jobs on 2 cores.
+    public static let defaultBatchBytes = 1 << 19
+
+    public init(framing: Framing = .auto, jobs: Int = 1, keptRecordBytes: Int = 0) {
+        self.framing = framing
+        self.jobs = jobs
+        self.keptRecordBytes = keptRecordBytes
+    }
+}
+
+/// Where a record pipeline's records go.
+///
+/// Mapped records are written by the engine straight into `mappedRecords`, each followed by a newline (nothing is
+/// copied on the way); a rejected record's bytes are taken back out of it before `rejected` is called. The output
+/// drains `mappedRecords` when it likes — the command line writes it to its file past 64 KiB, `MappingFeed`
+/// takes each record out as it comes. Either call returns whether the run goes on: false stops it (no record after
+/// this one is mapped or reported).
+public protocol RecordPipelineOutput: AnyObject {
+    var mappedRecords: JSONWriter { get set }
+    /// A record was mapped: its line (with the newline) ends `mappedRecords`.
+    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool
+    /// A record was rejected. `record` is its first `keptRecordBytes` bytes; `totalBytes` its length.
+    func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+                  totalBytes: Int) -> Bool
+}
+
+/// How reading an input ended (`RecordPipeline.read`).
+public enum InputEnd: Equatable, Sendable {
+    /// At its end: every record in it was mapped and handed on (or the run stopped at one of them).
+    case ended
+    /// The output stopped the run (`RecordPipelineOutput` returned false); the input was not read to its end.
+    case stopped
+    /// `stopRequested` said so between two reads (a signal): the records read whole so far were handed on; a record
+    /// cut there is neither mapped nor counted.
+    case interrupted
+    /// A read failed with this error number; the records before it were handed on.
+    case failed(errno: Int32)
+}
+
+/// The record pipeline: cuts inputs into records (`InputFraming`), maps each with an engine and hands the results
+/// to an output, in input order — the one driver the command line, `MappingFeed` and the async sequence all run on.
+///
+/// - Zero-copy: a record that ends in the chunk it began in (nearly all) is mapped from the chunk as it was read;
+///   a record that goes on across chunks streams through the engine piece by piece, so a 200 MB line is mapped in
+///   constant memory.
+/// - Every record read ends in exactly one place: mapped (its line in `mappedRecords`) or rejected (reported with
+///   its first `keptRecordBytes` bytes). A record cut by a stop is neither.
+/// - With `jobs` > 1, records are cut into batches that point into the chunks they were read into, mapped on
+///   worker threads (each with an engine of its own from `makeEngine`), and handed to the output in input order:
+///   what the output sees is exactly what one job gives (`ParallelMapping`; the batch side of this type is in
+///   Parallel/RecordPipeline+Batches.swift).
+///
+/// Used from one thread. The engine and the output are existentials: one indirect call per record.
+public struct RecordPipeline {
+    var core: PipelineCore
+
+    /// A pipeline mapping with `engine`. With `settings.jobs` > 1, each worker thread maps with an engine that
+    /// `makeEngine` makes on that thread (from a mapper of its own: no two threads share compiled state); if no
+    /// thread can start, or without `makeEngine`, everything is mapped here with `engine`.
+    public init(engine: any RecordEngine, settings: RecordPipelineSettings = .init(), output: any RecordPipelineOutput,
+                makeEngine: (@Sendable () -> any RecordEngine)? = nil) {
+        core = PipelineCore(engine: engine, settings: settings, output: output, makeEngine: makeEngine)
+    }
+
+    public var settings: RecordPipelineSettings { core.settings }
+    public var output: any RecordPipelineOutput { core.output }
+    /// The run was stopped by the output; nothing more is mapped.
+    public var isStopped: Bool { core.isStopped }
+    /// Bytes read or fed so far, over all inputs. After a stop in a batch (`jobs` > 1): what one job had read when
+    /// it mapped the record the run stopped at.
+    public var bytesIn: Int { core.bytesIn }
+    /// Threads mapping records (0: all on the calling thread).
+    public var threads: Int { core.parallel?.threads ?? 0 }
+    /// When `jobs` > 1 and no worker thread could start: `pthread_create`'s error number (then everything is mapped
+    /// on the calling thread).
+    public var threadStartError: Int32? { core.threadStartError }
+    /// The framing in use for the current input (what `auto` chose, once known).
+    public var currentFraming: Framing? { core.framing?.chosen }
+
+    /// Starts an input named `name` (in the output's reports), framed from its first byte.
+    public mutating func beginInput(_ name: String) { core.beginInput(name) }
+
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) { core.feed(bytes) }
+
+    mutating func endInput() { core.endInput() }
+
+    /// Reads an input through `read` (given the room to fill; returns the count read, 0 at the end, or nil with
+    /// errno set) and maps it: `beginInput`, every read, `endInput`. `stopRequested` is asked before each read and
+    /// when a read is interrupted (EINTR): true ends the input there (`interrupted`). `afterRead` runs after each
+    /// read, with `bytesIn` (progress).
+    public mutating func read(
+        _ name: String, stopRequested: () -> Bool = { false }, afterRead: (_ bytesIn: Int) -> Void = { _ in },
+        from read: (UnsafeMutableRawBufferPointer) -> Int?
+    ) -> InputEnd {
+        core.read(name, stopRequested: stopRequested, afterRead: afterRead, from: read)
+    }
+
+    /// Hands every record of the inputs read so far to the output (with `jobs` > 1: waits for the batches in
+    /// flight). A record cut in the middle (by a stop, or an input that failed) is dropped.
+    public mutating func drain() { core.finishBatches() }
+
+    /// Hands every record read so far to the output (with `jobs` > 1: waits for the batches in flight), and stops
+    /// the worker threads. Call once, after the last input.
+    public mutating func finish() { core.finish() }
+}
+
+/// What `RecordPipeline` does (the framing's handler: its record callbacks are not API).
+struct PipelineCore: RecordHandler {
+    var engine: any RecordEngine
+    let settings: RecordPipelineSettings
+    let output: any RecordPipelineOutput
+    private(set) var isStopped = false
+    var bytesIn = 0
+
+    // The input and the record in progress.
+    var inputName = ""
+    /// The current input's framing (taken out while it calls back into this value).
+    var framing: InputFraming?
+    var location = RecordLocation(line: 0, byteOffset: 0)
+    var recordLength = 0
+    var skippingRecord = false
+    /// The record's first bytes, kept for the output's `rejected` (pieces are only valid during the call that hands
+    /// them on, so they are copied).
+    var kept: [UInt8] = []
+    var keepLimit: Int { settings.keptRecordBytes }
+    /// The current record's one piece so far, still in the chunk being framed. A record that ends in the chunk it
+    /// began in is mapped from there as a whole record, not copied piece by piece into the engine; the piece is
+    /// handed to the engine only when the record goes on into the next chunk (`handPieceToEngine`).
+    private var waitingPiece: UnsafeRawBufferPointer?
+    /// The current record's bytes go to the engine piece by piece (`beginRecord` was called).
+    var recordInEngine = false
+    private var readBuffer: [UInt8] = []
+
+    /// With more than one job: the batches and the workers (nil: every record is mapped by `engine`, here).
+    /// `engine` still maps the records too long for a batch.
+    var parallel: ParallelMapping?
+    /// The NDJSON record in progress goes into the batch being cut, not through `engine`.
+    var batching = false
+
+    init(engine: any RecordEngine, settings: RecordPipelineSettings, output: any RecordPipelineOutput,
+         makeEngine: (@Sendable () -> any RecordEngine)?) {
+        self.engine = engine
+        self.settings = settings
+        self.output = output
+        self.framing = InputFraming(settings.framing)
+        if settings.jobs > 1, let makeEngine {
+            do throws(ThreadStartError) {
+                parallel = try ParallelMapping(jobs: settings.jobs, batchBytes: settings.batchBytes) {
+                    var engine = makeEngine()
+                    return { $0.map(with: &engine) }
+                }
+            } catch {
+                threadStartError = error.code
+            }
+        }
+    }
+
+    private(set) var threadStartError: Int32?
+
+    // MARK: Inputs
+
+    mutating func beginInput(_ name: String) {
+        inputName = name
+        framing = InputFraming(settings.framing)
+    }
+
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard !isStopped else { return }
+        if let parallel {
+            var rest = bytes
+            while !rest.isEmpty && !isStopped {
+                let chunk = parallel.nextChunk()
+                let n = chunk.fill { room in
+                    let n = min(room.count, rest.count)
+                    room.baseAddress!.copyMemory(from: rest.baseAddress!, byteCount: n)
+                    return n
+                }!
+                rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+                bytesIn += n
+                frame(chunk.bytes)
+            }
+            return
+        }
+        bytesIn += bytes.count
+        frame(bytes)
+    }
+
+    mutating func endInput() {
+        guard !isStopped else { return }
+        var f = framing.take()!
+        f.finish(into: &self)
+        framing = f
+        submitBatch()  // a batch holds the records of one input
+    }
+
+    mutating func read(
+        _ name: String, stopRequested: () -> Bool, afterRead: (_ bytesIn: Int) -> Void,
+        from read: (UnsafeMutableRawBufferPointer) -> Int?
+    ) -> InputEnd {
+        beginInput(name)
+        if parallel == nil && readBuffer.isEmpty { readBuffer = [UInt8](repeating: 0, count: RecordPipelineSettings.readBytes) }
+        var buffer = readBuffer
+        readBuffer = []
+        defer { readBuffer = buffer }
+        while !isStopped {
+            if stopRequested() {
+                finishBatches()  // the whole records read so far are mapped and handed on
+                return isStopped ? .stopped : .interrupted
+            }
+            // With workers, the bytes go into a chunk that the batches point into; else into the read buffer.
+            let chunk = parallel?.nextChunk()
+            let n: Int?
+            if let chunk {
+                n = chunk.fill { read($0) }
+            } else {
+                n = buffer.withUnsafeMutableBytes { read($0) }
+            }
+            guard let n else {
+                let code = errno
+                if stopRequested() { continue }
+                finishBatches()
+                return isStopped ? .stopped : .failed(errno: code)
+            }
+            if n == 0 {
+                endInput()
+                return isStopped ? .stopped : .ended
+            }
+            bytesIn += n
+            if let chunk {
+                frame(chunk.bytes)
+            } else {
+                buffer.withUnsafeBytes { frame(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            }
+            afterRead(bytesIn)
+        }
+        return .stopped
+    }
+
+    /// Cuts `bytes` into records with the input's framing, which calls back into this value.
+    private mutating func frame(_ bytes: UnsafeRawBufferPointer) {
+        var f = framing.take()!
+        f.feed(bytes, into: &self)
+        framing = f
+    }
+
+    mutating func finish() {
+        finishBatches()
+        parallel?.shutdown()
+        parallel = nil
+    }
+
+    // MARK: Records in pieces (NDJSON)
+
+    mutating func recordBegins(at location: RecordLocation) {
+        skippingRecord = isStopped
+        guard !skippingRecord else { return }
+        self.location = location
+        recordLength = 0
+        waitingPiece = nil
+        recordInEngine = false
+        if let parallel {
+            batching = true
+            parallel.current.beginRecord()
+            return
+        }
+        kept.removeAll(keepingCapacity: kept.capacity <= 1 << 20)
+    }
+
+    mutating func chunkEnds() {
+        if waitingPiece != nil { handPieceToEngine() }
+    }
+
+    /// The record goes to the engine piece by piece from now on, starting with the piece that was waiting (its
+    /// chunk is about to be read over).
+    private mutating func handPieceToEngine() {
+        guard !recordInEngine else { return }
+        recordInEngine = true
+        engine.beginRecord()
+        if let piece = waitingPiece {
+            waitingPiece = nil
+            engine.continueRecord(piece)
+            keep(piece)
+        }
+    }
+
+    private mutating func keep(_ bytes: UnsafeRawBufferPointer) {
+        let room = keepLimit - kept.count
+        if room > 0 { kept.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    mutating func recordContinues(_ bytes: UnsafeRawBufferPointer) {
+        guard !skippingRecord else { return }
+        recordLength += bytes.count
+        if batching {
+            parallel!.continueRecord(bytes)
+            if recordLength > parallel!.longRecordBytes { streamLongRecord() }
+            return
+        }
+        if !recordInEngine && waitingPiece == nil {
+            waitingPiece = bytes
+            return
+        }
+        handPieceToEngine()
+        engine.continueRecord(bytes)
+        keep(bytes)
+    }
+
+    mutating func recordEnds() {
+        guard !skippingRecord else { return }
+        if batching {
+            batching = false
+            parallel!.current.endRecord(at: location, bytesIn: bytesIn)
+            if parallel!.currentIsFull { submitBatch() }
+            return
+        }
+        let mark = output.mappedRecords.bytes.count
+        if !recordInEngine, let piece = waitingPiece {
+            // The whole record is in the chunk being framed.
+            waitingPiece = nil
+            let outcome = engine.map(record: piece, into: &output.mappedRecords)
+            handle(outcome, mark: mark, record: UnsafeRawBufferPointer(rebasing: piece.prefix(max(keepLimit, 0))),
+                   input: inputName, location: location, totalBytes: recordLength)
+            return
+        }
+        handPieceToEngine()
+        let outcome = engine.endRecord(into: &output.mappedRecords)
+        let k = kept
+        k.withUnsafeBytes { handle(outcome, mark: mark, record: $0, input: inputName, location: location, totalBytes: recordLength) }
+    }
+
+    // MARK: Whole records (array, concat, seq)
+
+    mutating func wholeRecord(_ bytes: UnsafeRawBufferPointer, at location: RecordLocation, framingError: JSONSyntaxError?) {
+        guard !isStopped else { return }
+        if let parallel {
+            if bytes.count <= parallel.longRecordBytes {
+                parallel.addRecord(bytes, at: location, bytesIn: bytesIn, framingError: framingError)
+                if parallel.currentIsFull { submitBatch() }
+                return
+            }
+            finishBatches()  // a long record is mapped here, after the records before it
+            guard !isStopped else { return }
+        }
+        self.location = location
+        recordLength = bytes.count
+        let mark = output.mappedRecords.bytes.count
+        let outcome = framingError.map { RecordOutcome.rejected(.syntax($0)) } ?? engine.map(record: bytes, into: &output.mappedRecords)
+        handle(outcome, mark: mark, record: UnsafeRawBufferPointer(rebasing: bytes.prefix(max(keepLimit, 0))), input: inputName,
+               location: location, totalBytes: recordLength)
+    }
+
+    // MARK: Outcomes
+
+    /// Hands one record to the output: a mapped record's bytes (which follow `mark` in `mappedRecords`) get their
+    /// newline; a rejected record's are taken back out. `record` is the record's start (`keepLimit` bytes of it),
+    /// `totalBytes` its length.
+    mutating func handle(_ outcome: RecordOutcome, mark: Int, record: UnsafeRawBufferPointer, input inputName: String,
+                         location: RecordLocation, totalBytes recordLength: Int) {
+        let goesOn: Bool
+        switch outcome {
+        case .mapped(let warnings):
+            output.mappedRecords.writeRaw(0x0A)
+            goesOn = output.mapped(input: inputName, location: location, warnings: warnings)
+        case .rejected(let failure):
+            if output.mappedRecords.bytes.count > mark { output.mappedRecords.bytes.removeSubrange(mark...) }
+            goesOn = output.rejected(input: inputName, location: location, failure: failure, record: record, totalBytes: recordLength)
+        }
+        if !goesOn { isStopped = true }
+    }
+}

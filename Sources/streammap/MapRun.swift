@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import StreamMap
+
+/// What the map command does with records beyond mapping them (from its options).
+struct RunSettings {
+    var pipeline = RecordPipelineSettings()
+    var onError: OnError = .reject
+    var maxRejects: Int?
+    /// No per-record messages on standard error.
+    var quiet = false
+    /// Warnings (non-fatal errors) reported on standard error too.
+    var showWarnings = false
+}
+
+/// Why the run stopped before the end of its input.
+enum StopReason: Equatable {
+    case interrupted(Int32)
+    case outputClosed
+    case outputFailed
+    case rejectsFailed
+    case tooManyRejects
+}
+
+/// The command line's end of the record pipeline: mapped records go to the output file in large writes, rejects to
+/// standard error or the rejects file, with the counts, `--on-error` and `--max-rejects`.
+final class CommandOutput: RecordPipelineOutput {
+    let settings: RunSettings
+    var file: RecordOutput
+    var rejects: RejectsFile?
+    let console: Console
+    var stats = RunStats()
+    var stop: StopReason?
+    var progress: ProgressDisplay?
+
+    init(settings: RunSettings, file: RecordOutput, rejects: RejectsFile?, console: Console) {
+        self.settings = settings
+        self.file = file
+        self.rejects = rejects
+        self.console = console
+    }
+
+    var mappedRecords: JSONWriter {
+        get { file.writer }
+        _modify { yield &file.writer }
+    }
+
+    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        stats.recordsIn += 1
+        stats.recordsOut += 1
+        if !warnings.isEmpty {
+            stats.noteWarnings(warnings)
+            if settings.showWarnings {
+                for w in warnings {
+                    console.recordMessage(input: input, line: location.line, source: w.sourcePath, label: "warning: ", message: w.message)
+                }
+            }
+        }
+        return flushIfFull()
+    }
+
+    func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+                  totalBytes: Int) -> Bool {
+        stats.recordsIn += 1
+        stats.recordsRejected += 1
+        stats.noteRejection(failure)
+        if rejects != nil {
+            // In place: a copy of `rejects` would share, and so copy at the first write, its whole buffer.
+            let result = rejects!.add(input: input, location: location, record: record, totalBytes: totalBytes, errors: failure.errors)
+            if case .failed(let code) = result { rejectsWriteFailed(rejects!.file.name, code) }
+        } else if !settings.quiet {
+            // Written by the console piece by piece: no report, no pointer string, no message string per line.
+            let console = console, line = location.line
+            failure.forEachError { e in
+                guard e.isFatal else { return }
+                console.recordMessage(input: input, line: line, source: e.source, label: e.code == "syntax" ? "invalid JSON: " : "",
+                                      message: e.message)
+            }
+        }
+        if stop == nil {
+            if settings.onError == .fail {
+                stop = .tooManyRejects
+                console.error("\(input):\(location.line): stopped at the first rejected record (--on-error fail)")
+            } else if let max = settings.maxRejects, stats.recordsRejected > max {
+                stop = .tooManyRejects
+                console.error("\(input):\(location.line): stopped: \(stats.recordsRejected) records rejected, more than --max-rejects \(max)")
+            }
+        }
+        return flushIfFull() && stop == nil
+    }
+
+    /// Writes the output past its threshold; false when the run must stop (a closed pipe, a write error, a stop).
+    private func flushIfFull() -> Bool {
+        if file.writer.bytes.count >= RecordOutput.flushThreshold { flush() }
+        return stop == nil
+    }
+
+    func flush() {
+        switch file.flush() {
+        case .ok: break
+        case .closed: if stop == nil || stop == .tooManyRejects { stop = .outputClosed }
+        case .failed(let code):
+            console.error("\(file.file.name): write error: \(Console.describe(errno: code))")
+            if interruptingSignal == nil { stop = .outputFailed }
+        }
+    }
+
+    func rejectsWriteFailed(_ name: String, _ code: Int32) {
+        console.error("\(name): write error: \(Console.describe(errno: code))")
+        if interruptingSignal == nil { stop = .rejectsFailed }
+    }
+
+    var interruptingSignal: Int32? {
+        if case .interrupted(let s)? = stop { return s }
+        return nil
+    }
+
+    /// Redraws the progress line (at most every interval), `bytesIn` read so far.
+    func tickProgress(bytesIn: Int) {
+        guard progress != nil else { return }
+        var s = stats
+        s.bytesIn = bytesIn
+        progress!.tick(s, console: console)
+    }
+}
+
+/// One run of the map command: every input, in order, through one record pipeline; then the closing reports and
+/// the exit status.
+struct MapRun {
+    let output: CommandOutput
+    var pipeline: RecordPipeline
+    private(set) var inputFailed = false
+
+    init(engine: any RecordEngine, makeEngine: (@Sendable () -> any RecordEngine)?, settings: RunSettings, file: RecordOutput,
+         rejects: RejectsFile?, console: Console) {
+        var pipelineSettings = settings.pipeline
+        pipelineSettings.keptRecordBytes = rejects?.bytesToKeep ?? 0
+        output = CommandOutput(settings: settings, file: file, rejects: rejects, console: console)
+        pipeline = RecordPipeline(engine: engine, settings: pipelineSettings, output: output, makeEngine: makeEngine)
+        if let code = pipeline.threadStartError {
+            console.error("--jobs \(settings.pipeline.jobs): cannot start threads (\(Console.describe(errno: code))); mapping on one thread")
+        }
+    }
+
+    var stats: RunStats {
+        var s = output.stats
+        s.bytesIn = pipeline.bytesIn
+        return s
+    }
+
+    var interruptingSignal: Int32? { output.interruptingSignal }
+
+    /// Maps every input in order and returns the exit status.
+    mutating func run(inputs: [String]) -> Int32 {
+        let console = output.console
+        for path in inputs where output.stop == nil { process(path) }
+        pipeline.finish()
+        if output.stop != .outputClosed && output.stop != .outputFailed { output.flush() }
+        if var r = output.rejects {
+            if case .failed(let code) = r.flush() { output.rejectsWriteFailed(r.file.name, code) }
+            output.rejects = r
+        }
+        console.clearProgress()
+        let stats = self.stats
+        if case .interrupted? = output.stop {
+            console.error("interrupted: \(stats.recordsIn) records read, \(stats.recordsOut) written, \(stats.recordsRejected) rejected")
+        }
+        if let r = output.rejects, stats.recordsRejected > 0, !output.settings.quiet {
+            console.error("\(stats.recordsRejected) of \(stats.recordsIn) records rejected, written to \(r.file.name)")
+        }
+        return exitStatus()
+    }
+
+    func exitStatus() -> Int32 {
+        let stop = output.stop
+        if let signal = interruptingSignal { return ExitStatus.interrupted(by: signal) }
+        if inputFailed || stop == .outputFailed || stop == .rejectsFailed { return ExitStatus.ioError.rawValue }
+        if stop == .outputClosed { return ExitStatus.closedPipe.rawValue }
+        if stop == .tooManyRejects { return ExitStatus.stopped.rawValue }
+        return output.stats.recordsRejected > 0 ? ExitStatus.recordsRejected.rawValue : ExitStatus.success.rawValue
+    }
+
+    private mutating func process(_ path: String) {
+        let console = output.console
+        let input: InputFile
+        switch InputFile.open(path) {
+        case .success(let f): input = f
+        case .failure(let e):
+            pipeline.drain()  // the records before it first; and a stop there means this input is never reached
+            guard output.stop == nil else { return }
+            console.error("\(path): \(e.description)")
+            inputFailed = true
+            return
+        }
+        defer { input.close() }
+        let output = self.output
+        let end = pipeline.read(input.name, stopRequested: { Signals.received != 0 }, afterRead: output.tickProgress) { buffer in
+            input.read(into: buffer, interrupted: { Signals.received != 0 })
+        }
+        switch end {
+        case .ended, .stopped:
+            break
+        case .interrupted:
+            if output.stop == nil { output.stop = .interrupted(Signals.received) }
+        case .failed(let code):
+            guard output.stop == nil else { break }
+            console.error("\(input.name): \(Console.describe(errno: code))")
+            inputFailed = true
+        }
+    }
+}
