@@ -64,7 +64,7 @@ struct CommandsCLITests {
               1  id           id          reject     reject     identity                            streamed
               2  user.name    user.name   omit       reject     type(string)                        streamed
               3  user.id      user.id     reject     reject     identity                            streamed
-              4  createdAt    created_at  reject     reject     thread(stringToDate, dateToNumber)  materialized (thread)
+              4  createdAt    created_at  reject     reject     thread(stringToDate, dateToNumber)  streamed
               5  tags         tags        omit+warn  omit+warn  optional · arrayOf(object)          streamed
               6  lang         lang        "en"       "en"       first(type(integer), type(string))  materialized (first)
               other keys: passed through, keys renamed foundation.camel, values copied, streamed
@@ -98,7 +98,7 @@ struct CommandsCLITests {
         #expect(r.stdout.contains("  1  first_name   firstName"))
         let mapper = try CLI.temporaryFile(#"{"mapper":{"keys":"camel","deep":true}}"#)
         let whole = try CLI.run(["explain", mapper])
-        #expect(whole.stdout == "record: keys(foundation.camel, deep), materialized (keys)\n")
+        #expect(whole.stdout == "record: keys(foundation.camel, deep), streamed\n")
     }
 
     @Test func helpDocumentsEveryExitStatus() throws {

@@ -1,9 +1,11 @@
 // Explain.swift — what the stream engine does with a mapper: the output order, which fields are required, and
 // which source values are mapped while they are parsed and which are built in memory first (`streammap explain`).
 //
-// The rules mirror `StreamCompiler.compile` and `ObjectSink.init`: identity, type checks, required, nonFatal
-// (optional), policies, arrayOf, split (its forward side) and object mappings whose destinations are prefix-free
-// stream; every other mapper — and every many-to-one or one-to-many field — gets its value built whole first.
+// How each value is handled is read off the compiled sinks themselves (`ValueSink.handling`: the engine's own plan,
+// compiled once for the explanation), not derived from rules of its own: identity, type checks, key styles,
+// required, nonFatal (optional), policies, arrayOf, split (its forward side), dates to epoch numbers and object
+// mappings whose destinations are prefix-free stream; every other mapper — and every many-to-one or one-to-many
+// field — gets its value built whole first.
 // What a field does with an absent or null value is not derived from the rules but measured: the field's mapper is
 // run on absent and on null with the tree engine's `Mapper.map`, so the answer is the engines' own.
 
@@ -59,46 +61,60 @@ public struct MapperExplanation: Sendable {
 
     /// Explains `mapper` (forward; explain `try mapper.reversed()` for the reverse direction).
     public init(_ mapper: Mapper) {
+        let plan = CompiledPlan(mapper, mutation: nil)
+        self.init(mapper, sink: plan.root)
+    }
+
+    /// Explains `mapper`, compiled as `sink`.
+    init(_ mapper: Mapper, sink: ValueSink) {
         // Wrappers down to the mapper that does the work. Presence (required, policies for absent and null) is left
         // out of the summary: a field's absent and null outcomes are measured and shown on their own.
         var wrappers: [String] = []
         var current = mapper
+        var currentSink = sink
+        /// The sink a wrapper sink compiled its inner mapper to.
+        func inner(_ s: ValueSink) -> ValueSink {
+            switch s {
+            case let w as NotNullSink: return w.inner
+            case let w as NonFatalSink: return w.inner
+            case let w as PolicySink: return w.inner
+            default: return s
+            }
+        }
         unwrap: while true {
             switch current.kind {
-            case .notNull(let inner):
-                current = inner
-            case .nonFatal(let inner, let fallback, _):
-                if case .notNull(let innermost) = inner.kind {
+            case .notNull(let wrapped):
+                current = wrapped
+                currentSink = inner(currentSink)
+            case .nonFatal(let wrapped, let fallback, _):
+                currentSink = inner(currentSink)
+                if case .notNull(let innermost) = wrapped.kind {
                     wrappers.append(fallback == nil ? "optional" : "optional(default)")
                     current = innermost
+                    currentSink = inner(currentSink)
                 } else {
                     wrappers.append(fallback == nil ? "nonFatal" : "nonFatal(default)")
-                    current = inner
+                    current = wrapped
                 }
-            case .policy(let inner, let policy):
+            case .policy(let wrapped, let policy):
                 if policy.invalid != .fail && policy.invalid != .passToMapper { wrappers.append("invalid: " + Self.describe(policy.invalid)) }
-                current = inner
+                current = wrapped
+                currentSink = inner(currentSink)
             case .split(let forward, _):
                 wrappers.append("split")
-                current = forward
+                current = forward  // compiled as its forward side
             default:
                 break unwrap
             }
         }
         summary = (wrappers + [Self.name(current)]).joined(separator: " · ")
+        handling = currentSink.handling
         switch current.kind {
-        case .identity, .check:
-            handling = .streamed
-            structure = nil
         case .arrayOf(let item):
-            handling = .streamed
-            structure = .arrayOf(MapperExplanation(item))
+            structure = .arrayOf(MapperExplanation(item, sink: (currentSink as? ArraySink)?.item ?? ValueSink(item)))
         case .object(let mapping):
-            let object = ObjectExplanation(mapping)
-            handling = object.destinationsOverlap ? .materialized(because: "destinations nest in each other") : .streamed
-            structure = .object(object)
+            structure = .object(ObjectExplanation(mapping, sink: currentSink as? ObjectSink))
         default:
-            handling = .materialized(because: Self.kindName(current))
             structure = nil
         }
     }
@@ -209,11 +225,18 @@ public struct ObjectExplanation: Sendable {
     }
 
     public init(_ mapping: ObjectMapping) {
+        let plan = CompiledPlan(Mapper(.object(mapping)), mutation: nil)
+        self.init(mapping, sink: plan.root as? ObjectSink)
+    }
+
+    /// Explains `mapping`, compiled as `sink` (nil: built whole, its destinations nest in each other).
+    init(_ mapping: ObjectMapping, sink: ObjectSink?) {
         let all = mapping.fields.flatMap { $0.destinations.map(\.steps) }
         destinationsOverlap = KeyPath.earlierOverlaps(all).contains { $0 != nil }
 
-        fields = mapping.fields.map { f in
-            let value = MapperExplanation(f.mapper)
+        let fieldSinks = sink?.fieldSinks
+        fields = mapping.fields.enumerated().map { i, f in
+            let value = MapperExplanation(f.mapper, sink: fieldSinks?[i] ?? ValueSink(f.mapper))
             let handling: StreamHandling
             if f.sources.count > 1 {
                 handling = .materialized(because: "many-to-one field")
@@ -268,7 +291,8 @@ public struct ObjectExplanation: Sendable {
 
         switch mapping.unmapped {
         case .drop: unmapped = Unmapped(kept: false, keyStyle: nil, values: nil)
-        case .keep(let style, let values, _): unmapped = Unmapped(kept: true, keyStyle: style, values: values.map(MapperExplanation.init))
+        case .keep(let style, let values, _):
+            unmapped = Unmapped(kept: true, keyStyle: style, values: values.map { MapperExplanation($0, sink: sink?.passThroughValues ?? ValueSink($0)) })
         }
     }
 

@@ -15,6 +15,11 @@ final class FieldInput: EventConsumer {
 /// each field's value is mapped into its own slot as it arrives, and at the end of the object the output is
 /// assembled in spec order — reproducing `ObjectMapping.map` rule for rule (README, "Semantics").
 final class ObjectSink: ValueSink {
+    override var handling: StreamHandling { .streamed }
+    /// Each field's compiled sink (for a field with several sources or destinations, the one that maps its
+    /// gathered value), and the pass-through values' sink: what `explain` reads.
+    var fieldSinks: [ValueSink] { fields.map(\.result) }
+    var passThroughValues: ValueSink? { passThroughSink }
     /// One source path of a field: its input terminal and, for each step after the first key, the route node and
     /// child that walk it.
     struct Source {

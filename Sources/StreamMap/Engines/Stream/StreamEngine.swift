@@ -344,7 +344,10 @@ struct StreamCompiler {
             sink.fatalElementsDropped = mutation == .fatalElementsDropped
             return sink
         case .object(let mapping):
-            return ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) ?? ValueSink(mapper)
+            if let sink = ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) { return sink }
+            let whole = ValueSink(mapper)
+            whole.materializedBecause = "destinations nest in each other"
+            return whole
         case .split(let forward, _):
             return compile(forward)
         case .convert(.keys(let style, let deep, _)):
