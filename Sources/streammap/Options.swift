@@ -46,27 +46,42 @@ struct SpecOptions: ParsableArguments {
         case keepUnmapped, dropUnmapped
     }
 
-    /// Whether any flag builds or amends the spec.
-    var hasMappingFlags: Bool {
-        !fields.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !defaults.isEmpty || unmappedChoice != nil
+    /// What the flags do to the spec (`Spec/SpecAmendment`).
+    var amendment: SpecAmendment {
+        var a = SpecAmendment()
+        a.fields = fields
+        a.keyStyle = keyStyle.flatMap(KeyStyle.init(specName:))
+        a.keyCollisions = keyCollisions
+        a.required = required
+        a.types = types
+        a.defaults = defaults
+        switch unmappedChoice {
+        case .keepUnmapped?: a.unmapped = .keep
+        case .dropUnmapped?: a.unmapped = .drop
+        case nil: break
+        }
+        return a
     }
+
+    /// Whether any flag builds or amends the spec.
+    var hasMappingFlags: Bool { amendment.amendsSpec }
 
     func validate() throws {
         if let keyStyle, KeyStyle(specName: keyStyle) == nil {
             throw ValidationError("--key-style \(keyStyle): unknown key style (one of \(KeyStyle.specNames.joined(separator: ", ")))")
         }
         for f in fields {
-            let (src, dst) = SpecBuilder.split(f)
+            let (src, dst) = SpecAmendment.split(f)
             if src.isEmpty || dst?.isEmpty == true { throw ValidationError("--field \(f): expected SRC or SRC=DST with non-empty key paths") }
         }
         for p in required where p.isEmpty { throw ValidationError("--require: expected a key path") }
         for t in types {
-            guard case (let path, let type?) = SpecBuilder.split(t), !path.isEmpty, !type.isEmpty else {
+            guard case (let path, let type?) = SpecAmendment.split(t), !path.isEmpty, !type.isEmpty else {
                 throw ValidationError("--type \(t): expected PATH=TYPE")
             }
         }
         for d in defaults {
-            guard case (let path, let value?) = SpecBuilder.split(d), !path.isEmpty else {
+            guard case (let path, let value?) = SpecAmendment.split(d), !path.isEmpty else {
                 throw ValidationError("--default \(d): expected PATH=VALUE")
             }
             do {
@@ -76,8 +91,8 @@ struct SpecOptions: ParsableArguments {
             }
         }
         let requiredSet = Set(required)
-        for d in defaults where requiredSet.contains(SpecBuilder.split(d).0) {
-            throw ValidationError("--require and --default both given for \(SpecBuilder.split(d).0)")
+        for d in defaults where requiredSet.contains(SpecAmendment.split(d).0) {
+            throw ValidationError("--require and --default both given for \(SpecAmendment.split(d).0)")
         }
     }
 }

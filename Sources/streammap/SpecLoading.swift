@@ -49,11 +49,9 @@ extension SpecOptions {
         if hasMappingFlags {
             let document: JSONValue
             do {
-                document = try SpecBuilder(options: self).build(base: base?.document)
+                document = try amendment.apply(to: base?.document)
             } catch {
-                switch error {
-                case .usage(let message): throw ValidationError(message)
-                }
+                throw ValidationError(error.message)
             }
             if path != nil { name += " with flags" }
             let display = name

@@ -1,4 +1,4 @@
-// The mapping algebra's reference semantics (DESIGN.md §3; reference/hydrant-semantics.md §b.5, b.6, b.9, b.10).
+// The mapping algebra's reference semantics (README, "Semantics"; Hydrant's documented behaviour).
 //
 // Every test asserts concrete outputs (as canonical JSON text), error codes, fatality and both error paths
 // (rendered as JSON Pointers). An error is written as `"<code> <F|NF> [<source pointer>] [<destination pointer>]"`,
@@ -1036,7 +1036,7 @@ struct MapperAlgebraConversionTests {
     }
 }
 
-// MARK: - Combinator rules (DESIGN §3, hydrant-semantics §b.6)
+// MARK: - Combinator rules (README, "Semantics")
 
 @Suite("MapperAlgebra combinator rules")
 struct MapperAlgebraCombinatorRuleTests {

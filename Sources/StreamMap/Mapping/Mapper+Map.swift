@@ -1,4 +1,4 @@
-/// The tree engine's evaluation: the reference semantics of every mapper (DESIGN.md §3, README "Semantics").
+/// The tree engine's evaluation: the reference semantics of every mapper (README, "Semantics").
 extension Mapper {
     /// Maps `source` (nil = absent). Never throws: failures are data in the result.
     public func map(_ source: JSONValue?) -> MapResult {

@@ -1,4 +1,4 @@
-// The central invariant (DESIGN.md §1): for every spec and every input, the stream engine writes byte-identical
+// The central invariant (README, "Engines"): for every spec and every input, the stream engine writes byte-identical
 // output and reports identical errors (codes, fatality, source and destination paths, messages) to the tree
 // engine, the reference. These tests generate mappers (as values and as spec files) and records (Generators.swift),
 // map every record with both engines and compare.

@@ -1,7 +1,6 @@
-import StreamMap
-
-/// Turns the one-liner flags into a spec document — the spec file's, amended, or a new one — so that flags and
-/// spec files share one language (and `--print-spec` shows the result as a spec file).
+/// One-liner amendments to a spec document — what the command line's flags do — applied to the spec file's
+/// document or to a new one, so that flags and spec files share one language (and `--print-spec` shows the result
+/// as a spec file). The spec schema's one owner is `Spec/`: the command line only fills this in.
 ///
 /// Rules (README, "Flags and spec files"):
 /// - `--field SRC=DST`, `--require`, `--type`, `--default` amend the spec's field for the same source key path
@@ -14,30 +13,55 @@ import StreamMap
 /// - `--key-collisions` sets `"collisions"` on the key styles `--key-style` adds, or on the spec's `unmapped` style.
 /// - Unmapped keys: `--keep-unmapped` / `--drop-unmapped`; otherwise the spec's setting; without a spec, dropped
 ///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
-struct SpecBuilder {
-    var options: SpecOptions
+public struct SpecAmendment: Sendable {
+    /// Keys no field reads: kept or dropped (`--keep-unmapped`, `--drop-unmapped`); nil: the spec decides.
+    public enum Unmapped: Sendable { case keep, drop }
+
+    /// `SRC` or `SRC=DST` (`--field`).
+    public var fields: [String] = []
+    /// `--key-style`.
+    public var keyStyle: KeyStyle?
+    /// `--key-collisions`.
+    public var keyCollisions: KeyCollisions?
+    /// Source paths (`--require`).
+    public var required: [String] = []
+    /// `PATH=TYPE` (`--type`).
+    public var types: [String] = []
+    /// `PATH=JSON` (`--default`).
+    public var defaults: [String] = []
+    public var unmapped: Unmapped?
+
+    public init() {}
+
+    /// Whether anything amends the spec.
+    public var amendsSpec: Bool {
+        !fields.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !defaults.isEmpty
+            || unmapped != nil
+    }
 
     /// `a=b` → ("a", "b"); `a` → ("a", nil). Splits at the first `=`.
-    static func split(_ s: String) -> (String, String?) {
+    public static func split(_ s: String) -> (String, String?) {
         guard let i = s.firstIndex(of: "=") else { return (s, nil) }
         return (String(s[..<i]), String(s[s.index(after: i)...]))
     }
 
-    enum BuildError: Error {
-        case usage(String)
+    /// An amendment that cannot apply (`message` names the flag's spelling).
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
     }
 
-    /// The amended document. `base` is the spec file's document (nil without `--spec`).
-    func build(base: JSONValue?) throws(BuildError) -> JSONValue {
+    /// The amended document. `base` is the spec file's document (nil without one).
+    public func apply(to base: JSONValue?) throws(Refusal) -> JSONValue {
         var doc = base?.objectValue ?? JSONObject()
-        guard options.hasMappingFlags else { return .object(doc) }
+        guard amendsSpec else { return .object(doc) }
         if doc["mapper"] != nil {
-            throw .usage("the spec has a whole-record \"mapper\" and no fields: --field, --key-style, --require, --type, --default and --keep-unmapped/--drop-unmapped cannot amend it")
+            throw Refusal(message: "the spec has a whole-record \"mapper\" and no fields: --field, --key-style, --require, --type, --default and --keep-unmapped/--drop-unmapped cannot amend it")
         }
         let delimiter = doc["delimiter"]?.stringValue ?? "."
-        let style = options.keyStyle.flatMap(KeyStyle.init(specName:))
-        var fields = FieldTable(doc["fields"])
-        let collisions: JSONValue? = options.keyCollisions.map { .string($0.rawValue) }
+        let style = keyStyle
+        var table = FieldTable(doc["fields"])
+        let collisions: JSONValue? = keyCollisions.map { .string($0.rawValue) }
         let styledValue: JSONValue? = style.map {
             var keys = JSONObject([("keys", .string($0.rawValue)), ("deep", .bool(true))])
             keys["collisions"] = collisions
@@ -50,56 +74,56 @@ struct SpecBuilder {
         }
         /// The field reading `source`, added (in flag form) when the spec has none.
         func ensure(_ source: String) -> Int {
-            if let i = fields.index(of: source) { return i }
+            if let i = table.index(of: source) { return i }
             var f = JSONObject()
             f["to"] = .string(styled(source))
             if let styledValue { f["via"] = styledValue }
             f["missing"] = .string("omit")
             f["null"] = .string("null")
-            return fields.append(source, f, addedByFlag: true)
+            return table.append(source, f, addedByFlag: true)
         }
 
-        for flag in options.fields {
+        for flag in fields {
             let (source, destination) = Self.split(flag)
             let i = ensure(source)
-            if let destination { fields[i]["to"] = .string(destination) }
+            if let destination { table[i]["to"] = .string(destination) }
         }
-        for source in options.required {
+        for source in required {
             let i = ensure(source)
-            for k in ["optional", "missing", "null", "default", "reverseDefault"] { fields[i][k] = nil }
-            fields[i]["required"] = .bool(true)
+            for k in ["optional", "missing", "null", "default", "reverseDefault"] { table[i][k] = nil }
+            table[i]["required"] = .bool(true)
             // `required` checks what the field's mapper gives, so a mapper that hides absence (an `optional`
             // inside `via`) would let it through: the value must also be there after the mapper.
-            if let via = fields[i]["via"], styledValue == nil || via != styledValue {
+            if let via = table[i]["via"], styledValue == nil || via != styledValue {
                 var stages = via.arrayValue ?? [via]
                 if stages.last != .string("required") { stages.append(.string("required")) }
-                fields[i]["via"] = .array(stages)
+                table[i]["via"] = .array(stages)
             }
         }
-        for flag in options.types {
+        for flag in types {
             let (source, type) = Self.split(flag)
             try checkType(type!, in: doc, flag: flag)
             let i = ensure(source)
-            fields[i]["type"] = .string(type!)
+            table[i]["type"] = .string(type!)
         }
-        for flag in options.defaults {
+        for flag in defaults {
             let (source, text) = Self.split(flag)
             let value = (try? JSONParser.parse(text!)) ?? .null
             let i = ensure(source)
-            if fields[i]["optional"] != .bool(true) {
-                fields[i]["missing"] = nil
-                fields[i]["null"] = nil
+            if table[i]["optional"] != .bool(true) {
+                table[i]["missing"] = nil
+                table[i]["null"] = nil
             }
-            fields[i]["required"] = nil
-            fields[i]["default"] = value
+            table[i]["required"] = nil
+            table[i]["default"] = value
         }
-        if !fields.entries.isEmpty { doc["fields"] = fields.document }
+        if !table.entries.isEmpty { doc["fields"] = table.document }
 
         // Unmapped keys.
         let keep: Bool
-        switch options.unmappedChoice {
-        case .keepUnmapped?: keep = true
-        case .dropUnmapped?: keep = false
+        switch unmapped {
+        case .keep?: keep = true
+        case .drop?: keep = false
         case nil:
             if base != nil {
                 switch doc["unmapped"] {
@@ -107,11 +131,11 @@ struct SpecBuilder {
                 default: keep = true
                 }
             } else {
-                keep = options.fields.isEmpty
+                keep = fields.isEmpty
             }
         }
         if !keep {
-            if options.unmappedChoice == .dropUnmapped { doc["unmapped"] = .string("drop") }
+            if unmapped == .drop { doc["unmapped"] = .string("drop") }
         } else if let style {
             var u = JSONObject()
             u["keys"] = .string(style.rawValue)
@@ -128,11 +152,11 @@ struct SpecBuilder {
         return .object(doc)
     }
 
-    private func checkType(_ type: String, in doc: JSONObject, flag: String) throws(BuildError) {
+    private func checkType(_ type: String, in doc: JSONObject, flag: String) throws(Refusal) {
         let declared = doc["types"]?.objectValue?.keys ?? []
         let known = JSONType.allCases.map(\.rawValue) + declared
         guard known.contains(type) else {
-            throw .usage("--type \(flag): unknown type \"\(type)\" (one of \(known.joined(separator: ", ")))")
+            throw Refusal(message: "--type \(flag): unknown type \"\(type)\" (one of \(known.joined(separator: ", ")))")
         }
     }
 }
