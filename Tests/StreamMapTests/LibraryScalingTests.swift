@@ -62,25 +62,24 @@ struct LibraryScalingTests {
         return mapped
     }
 
+    /// `feed` through a feed on the named engine, mapping with `camel`.
+    static func feed(engine: String, _ input: [UInt8], chunk: Int) -> Int {
+        engine == "stream"
+            ? feed(MappingFeed(mapper: camel), input, chunk: chunk)
+            : feed(MappingFeed(engine: TreeEngine(mapper: camel)), input, chunk: chunk)
+    }
+
     @Test(arguments: ["stream", "tree"])
     func mappingFeedOneHugeRecordInTinyChunks(engine: String) throws {
         try Self.expectLinear("MappingFeed (\(engine)), one record of n objects, key style, 16-byte chunks", n: 1000) { n in
-            let input = Self.bigRecord(n)
-            let mapped = engine == "stream"
-                ? Self.feed(MappingFeed(mapper: Self.camel), input, chunk: 16)
-                : Self.feed(MappingFeed(engine: TreeEngine(mapper: Self.camel)), input, chunk: 16)
-            #expect(mapped == 1)
+            #expect(Self.feed(engine: engine, Self.bigRecord(n), chunk: 16) == 1)
         }
     }
 
     @Test(arguments: ["stream", "tree"])
     func mappingFeedManyRecordsInTinyChunks(engine: String) throws {
         try Self.expectLinear("MappingFeed (\(engine)), n records, 7-byte chunks", n: 300) { n in
-            let input = Self.manyRecords(n)
-            let mapped = engine == "stream"
-                ? Self.feed(MappingFeed(mapper: Self.camel), input, chunk: 7)
-                : Self.feed(MappingFeed(engine: TreeEngine(mapper: Self.camel)), input, chunk: 7)
-            #expect(mapped == n)
+            #expect(Self.feed(engine: engine, Self.manyRecords(n), chunk: 7) == n)
         }
     }
 

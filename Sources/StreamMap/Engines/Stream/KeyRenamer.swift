@@ -120,13 +120,18 @@ final class KeyRenamer {
         bytes.reset(keeping: 4096)
     }
 
-    private func rehash() {
-        table = [Int32](repeating: -1, count: table.count * 2)
-        let mask = table.count - 1
-        for (i, e) in entries.enumerated() {
-            var slot = e.hash & mask
+    private func rehash() { table = Self.slots(size: table.count * 2, hashes: entries.lazy.map(\.hash)) }
+
+    /// An open-addressing table of `size` slots (a power of two) holding the indexes of `hashes`, each at the
+    /// first free slot from its hash (linear probing); -1: free. (`PassThroughMembers` builds its table so too.)
+    static func slots(size: Int, hashes: some Sequence<Int>) -> [Int32] {
+        var table = [Int32](repeating: -1, count: size)
+        let mask = size - 1
+        for (i, hash) in hashes.enumerated() {
+            var slot = hash & mask
             while table[slot] >= 0 { slot = (slot + 1) & mask }
             table[slot] = Int32(i)
         }
+        return table
     }
 }

@@ -154,15 +154,7 @@ struct PassThroughMembers {
         return id
     }
 
-    private mutating func rehash() {
-        table = [Int32](repeating: -1, count: table.count * 2)
-        let mask = table.count - 1
-        for (i, key) in keys.enumerated() {
-            var slot = key.hash & mask
-            while table[slot] >= 0 { slot = (slot + 1) & mask }
-            table[slot] = Int32(i)
-        }
-    }
+    private mutating func rehash() { table = KeyRenamer.slots(size: table.count * 2, hashes: keys.lazy.map(\.hash)) }
 
     /// The value of a member has been mapped by `sink`.
     mutating func add(key: Int32, from sink: ValueSink) {
