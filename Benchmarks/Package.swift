@@ -13,12 +13,21 @@ let rootIdentity = URL(fileURLWithPath: #filePath)
 let package = Package(
     name: "StreamMapBenchmarks",
     platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "streammap-feed", targets: ["FeedTweets"]),
+    ],
     dependencies: [
         .package(path: ".."),
         // The default traits pull in swift-runtime-interposer, which is not available here: malloc counts only.
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The library's MappingFeed on a stream (Benchmarks/library_feed.py).
+        .executableTarget(
+            name: "FeedTweets",
+            dependencies: [.product(name: "StreamMap", package: rootIdentity)],
+            path: "FeedTweets"
+        ),
         .executableTarget(
             name: "StreamMapBenchmarks",
             dependencies: [
