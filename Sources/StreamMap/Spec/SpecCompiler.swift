@@ -24,11 +24,6 @@ struct SpecCompiler {
         "toString": .toString, "stringToNumber": .stringToNumber, "numberToString": .numberToString,
         "urlToString": Mapper(.convert(.urlToString(schemes: nil))),
     ]
-    static let parametricMappers = [
-        "optional", "nonFatal", "required", "policy", "type", "object", "arrayOf", "first", "thread", "split", "forward",
-        "backward", "enum", "stringToDate", "dateToString", "numberToDate", "dateToNumber", "url", "urlToString",
-        "uuidToString", "base64", "keys", "multiply", "add",
-    ]
     static let jsonTypeNames = JSONType.allCases.map(\.rawValue)
 
     mutating func issue(_ pointer: String, _ message: String) { issues.append(SpecIssue(pointer: pointer, message: message)) }
@@ -316,7 +311,7 @@ struct SpecCompiler {
         switch expr {
         case .string(let name):
             if let m = Self.simpleMappers[name] { return m }
-            let known = Self.simpleMappers.keys.sorted() + Self.parametricMappers
+            let known = Self.simpleMappers.keys.sorted() + Self.parametricNames
             issue(pointer, "unknown mapper \"\(name)\"" + Suggest.hint(name, known))
             return nil
         case .array(let stages):
@@ -342,117 +337,88 @@ struct SpecCompiler {
         return ok ? out : nil
     }
 
-    /// Option keys each parametric mapper accepts besides its own name.
-    static let options: [String: [String]] = [
-        "optional": ["default", "reverseDefault"], "nonFatal": ["default", "reverseDefault"],
-        "policy": ["missing", "null", "invalid"], "split": ["reverse"], "forward": ["via"], "backward": ["via"],
-        "keys": ["deep", "collisions"], "url": ["schemes"], "urlToString": ["schemes"], "uuidToString": ["uppercase"],
-        "base64": ["from", "to"], "stringToDate": ["timeZone"], "dateToString": ["timeZone"],
-    ]
-
-    mutating func compileParametric(_ o: JSONObject, at pointer: String, scope: Scope) -> Mapper? {
-        let names = o.keys.filter { Self.parametricMappers.contains($0) }
-        guard names.count == 1, let name = names.first else {
-            if names.isEmpty {
-                let unknown = o.keys.first ?? ""
-                issue(pointer, o.isEmpty ? "empty mapper object" : "unknown mapper \"\(unknown)\"" + Suggest.hint(unknown, Self.parametricMappers))
-            } else {
-                issue(pointer, "one mapper per object, found \(names.map { "\"\($0)\"" }.joined(separator: ", ")) (use an array for a pipeline)")
-            }
-            return nil
+    /// A parametric mapper of the spec language (`{"NAME": ARG, OPTION: …}`): its name, the option keys it takes
+    /// besides its own, and how it compiles. `parametricMappers` is the one list of them: the compiler, its "did
+    /// you mean" hints and the key checks read it.
+    struct ParametricMapper: Sendable {
+        typealias Compile = @Sendable (_ c: inout SpecCompiler, _ arg: JSONValue, _ o: JSONObject, _ pointer: String, _ at: String,
+                             _ scope: Scope) -> Mapper?
+        let name: String
+        let options: [String]
+        let compile: Compile
+        init(_ name: String, options: [String], compile: @escaping Compile) {
+            self.name = name
+            self.options = options
+            self.compile = compile
         }
-        checkKeys(o, allowed: [name] + (Self.options[name] ?? []), at: pointer)
-        let arg = o[name]!
-        let at = pointer + "/" + name
-        switch name {
-        case "optional", "nonFatal":
-            let inner: Mapper?
-            if case .bool(true) = arg { inner = .identity } else { inner = compileMapper(arg, at: at, scope: scope) }
-            guard let inner else { return nil }
-            let d = o["default"].map(Fallback.value), r = o["reverseDefault"].map(Fallback.value)
-            return Mapper(.nonFatal(name == "optional" ? .notNull(inner) : inner, fallback: d, reverseFallback: r))
-        case "required":
-            return compileMapper(arg, at: at, scope: scope).map { Mapper(.notNull($0)) }
-        case "policy":
-            guard let inner = compileMapper(arg, at: at, scope: scope) else { return nil }
+    }
+
+    static let parametricMappers: [ParametricMapper] = [
+        fallback("optional", required: true),
+        fallback("nonFatal", required: false),
+        ParametricMapper("required", options: []) { c, arg, o, pointer, at, scope in
+            return c.compileMapper(arg, at: at, scope: scope).map { Mapper(.notNull($0)) }
+        },
+        ParametricMapper("policy", options: ["missing", "null", "invalid"]) { c, arg, o, pointer, at, scope in
+            guard let inner = c.compileMapper(arg, at: at, scope: scope) else { return nil }
             return Mapper(.policy(inner, FieldPolicy(
-                missing: action(o["missing"], at: pointer + "/missing") ?? .fail,
-                null: action(o["null"], at: pointer + "/null") ?? .fail,
-                invalid: action(o["invalid"], at: pointer + "/invalid") ?? .fail)))
-        case "type":
-            return typeSet(arg, at: at).map { Mapper(.check($0)) }
-        case "object":
+                missing: c.action(o["missing"], at: pointer + "/missing") ?? .fail,
+                null: c.action(o["null"], at: pointer + "/null") ?? .fail,
+                invalid: c.action(o["invalid"], at: pointer + "/invalid") ?? .fail)))
+        },
+        ParametricMapper("type", options: []) { c, arg, o, pointer, at, scope in
+            return c.typeSet(arg, at: at).map { Mapper(.check($0)) }
+        },
+        ParametricMapper("object", options: []) { c, arg, o, pointer, at, scope in
             guard case .object(let spec) = arg else {
-                issue(at, "expected an object mapping ({\"fields\": ...}), found \(MapError.describe(arg))")
+                c.issue(at, "expected an object mapping ({\"fields\": ...}), found \(MapError.describe(arg))")
                 return nil
             }
-            return compileObject(spec, at: at, scope: scope).map { Mapper(.object($0)) }
-        case "arrayOf":
-            return compileMapper(arg, at: at, scope: scope).map { Mapper(.arrayOf($0)) }
-        case "first", "thread":
-            guard case .array(let list) = arg else {
-                issue(at, "expected an array of mappers, found \(MapError.describe(arg))")
-                return nil
-            }
-            return compileList(list, at: at, scope: scope).map { Mapper(name == "first" ? .first($0) : .thread($0)) }
-        case "split":
-            guard let f = compileMapper(arg, at: at, scope: scope) else { return nil }
+            return c.compileObject(spec, at: at, scope: scope).map { Mapper(.object($0)) }
+        },
+        ParametricMapper("arrayOf", options: []) { c, arg, o, pointer, at, scope in
+            return c.compileMapper(arg, at: at, scope: scope).map { Mapper(.arrayOf($0)) }
+        },
+        list("first") { Mapper(.first($0)) },
+        list("thread") { Mapper(.thread($0)) },
+        ParametricMapper("split", options: ["reverse"]) { c, arg, o, pointer, at, scope in
+            guard let f = c.compileMapper(arg, at: at, scope: scope) else { return nil }
             guard let r = o["reverse"] else {
-                issue(pointer, "\"split\" needs \"reverse\"")
+                c.issue(pointer, "\"split\" needs \"reverse\"")
                 return nil
             }
-            return compileMapper(r, at: pointer + "/reverse", scope: scope).map { Mapper(.split(forward: f, reverse: $0)) }
-        case "forward", "backward":
-            guard case .string(let path) = arg else {
-                issue(at, "expected a key path, found \(MapError.describe(arg))")
-                return nil
-            }
-            let inner = o["via"].map { compileMapper($0, at: pointer + "/via", scope: scope) } ?? .identity
-            guard let inner else { return nil }
-            let kp = KeyPath(path, delimiter: scope.delimiter)
-            return Mapper(name == "forward" ? .forward(kp, inner) : .backward(kp, inner))
-        case "enum":
-            return enumTable(arg, at: at).map { Mapper(.enumTable($0)) }
-        case "stringToDate":
-            let zone = timeZone(o["timeZone"], at: pointer + "/timeZone")
+            return c.compileMapper(r, at: pointer + "/reverse", scope: scope).map { Mapper(.split(forward: f, reverse: $0)) }
+        },
+        walk("forward") { Mapper(.forward($0, $1)) },
+        walk("backward") { Mapper(.backward($0, $1)) },
+        ParametricMapper("enum", options: []) { c, arg, o, pointer, at, scope in
+            return c.enumTable(arg, at: at).map { Mapper(.enumTable($0)) }
+        },
+        ParametricMapper("stringToDate", options: ["timeZone"]) { c, arg, o, pointer, at, scope in
+            let zone = c.timeZone(o["timeZone"], at: pointer + "/timeZone")
             let list: [JSONValue]
             if case .array(let l) = arg { list = l } else { list = [arg] }
             guard !list.isEmpty else {
-                issue(at, "expected at least one date format")
+                c.issue(at, "expected at least one date format")
                 return nil
             }
             var formats: [DateSyntax] = []
             for (i, f) in list.enumerated() {
-                if let s = dateSyntax(f, zone: zone, at: list.count == 1 && arg.arrayValue == nil ? at : at + "/\(i)") { formats.append(s) }
+                if let s = c.dateSyntax(f, zone: zone, at: list.count == 1 && arg.arrayValue == nil ? at : at + "/\(i)") { formats.append(s) }
             }
             return formats.count == list.count ? Mapper(.convert(.stringToDate(formats))) : nil
-        case "dateToString":
-            let zone = timeZone(o["timeZone"], at: pointer + "/timeZone")
-            return dateSyntax(arg, zone: zone, at: at).map { Mapper(.convert(.dateToString($0))) }
-        case "numberToDate", "dateToNumber":
-            guard case .string(let u) = arg, let unit = EpochUnit(rawValue: u) else {
-                let units = EpochUnit.allCases.map(\.rawValue)
-                issue(at, "expected a unit (\(units.joined(separator: ", "))), found \(MapError.describe(arg))" + Suggest.hint(arg.stringValue ?? "", units))
-                return nil
-            }
-            return Mapper(.convert(name == "numberToDate" ? .numberToDate(unit) : .dateToNumber(unit)))
-        case "url", "urlToString":
-            var schemes: JSONValue? = o["schemes"]
-            if case .bool(true) = arg {} else if schemes == nil { schemes = arg } else {
-                issue(at, "give the schemes either as the value or under \"schemes\"")
-            }
-            var list: [String]? = nil
-            if let schemes {
-                guard case .array(let l) = schemes, !l.isEmpty, l.allSatisfy({ $0.stringValue != nil }) else {
-                    issue(at, "expected true or a non-empty array of URL schemes, found \(MapError.describe(schemes))")
-                    return nil
-                }
-                list = l.compactMap(\.stringValue).map { $0.lowercased() }
-            }
-            return Mapper(.convert(name == "url" ? .stringToURL(schemes: list) : .urlToString(schemes: list)))
-        case "uuidToString":
+        },
+        ParametricMapper("dateToString", options: ["timeZone"]) { c, arg, o, pointer, at, scope in
+            let zone = c.timeZone(o["timeZone"], at: pointer + "/timeZone")
+            return c.dateSyntax(arg, zone: zone, at: at).map { Mapper(.convert(.dateToString($0))) }
+        },
+        epoch("numberToDate") { .numberToDate($0) },
+        epoch("dateToNumber") { .dateToNumber($0) },
+        url("url") { .stringToURL(schemes: $0) },
+        url("urlToString") { .urlToString(schemes: $0) },
+        ParametricMapper("uuidToString", options: ["uppercase"]) { c, arg, o, pointer, at, scope in
             guard case .bool = arg else {
-                issue(at, "expected true, found \(MapError.describe(arg))")
+                c.issue(at, "expected true, found \(MapError.describe(arg))")
                 return nil
             }
             let upper: Bool
@@ -460,41 +426,131 @@ struct SpecCompiler {
             case nil: upper = false
             case .bool(let b)?: upper = b
             case let other?:
-                issue(pointer + "/uppercase", "expected true or false, found \(MapError.describe(other))")
+                c.issue(pointer + "/uppercase", "expected true or false, found \(MapError.describe(other))")
                 upper = false
             }
             return Mapper(.convert(.uuidToString(uppercase: upper)))
-        case "base64":
+        },
+        ParametricMapper("base64", options: ["from", "to"]) { c, arg, o, pointer, at, scope in
             let alphabets = Base64Text.Alphabet.allCases.map(\.rawValue)
             func alphabet(_ v: JSONValue?, _ key: String) -> Base64Text.Alphabet? {
                 guard let v else { return .standard }
                 if case .string(let s) = v, let a = Base64Text.Alphabet(rawValue: s) { return a }
-                issue(pointer + "/" + key, "expected \(alphabets.joined(separator: " or ")), found \(MapError.describe(v))")
+                c.issue(pointer + "/" + key, "expected \(alphabets.joined(separator: " or ")), found \(MapError.describe(v))")
                 return nil
             }
             guard case .bool(true) = arg else {
-                issue(at, "expected true (with \"from\" and \"to\" alphabets), found \(MapError.describe(arg))")
+                c.issue(at, "expected true (with \"from\" and \"to\" alphabets), found \(MapError.describe(arg))")
                 return nil
             }
             guard let from = alphabet(o["from"], "from"), let to = alphabet(o["to"], "to") else { return nil }
             return Mapper(.convert(.base64(from: from, to: to)))
-        case "multiply", "add":
-            guard case .number(let n) = arg else {
-                issue(at, "expected a number, found \(MapError.describe(arg))")
-                return nil
-            }
-            return Mapper(.convert(name == "multiply" ? .multiply(n) : .add(n)))
-        case "keys":
-            guard let style = keyStyle(arg, at: at) else { return nil }
+        },
+        arithmetic("multiply") { .multiply($0) },
+        arithmetic("add") { .add($0) },
+        ParametricMapper("keys", options: ["deep", "collisions"]) { c, arg, o, pointer, at, scope in
+            guard let style = c.keyStyle(arg, at: at) else { return nil }
             var deep = false
             if let d = o["deep"] {
-                if case .bool(let b) = d { deep = b } else { issue(pointer + "/deep", "expected true or false, found \(MapError.describe(d))") }
+                if case .bool(let b) = d { deep = b } else { c.issue(pointer + "/deep", "expected true or false, found \(MapError.describe(d))") }
             }
-            return Mapper(.convert(.keys(style, deep: deep, collisions: collisions(o["collisions"], at: pointer + "/collisions"))))
-        default:
-            issue(at, "unknown mapper \"\(name)\"")
+            return Mapper(.convert(.keys(style, deep: deep, collisions: c.collisions(o["collisions"], at: pointer + "/collisions"))))
+        },
+    ]
+    /// `optional` and `nonFatal`: a fallback (and a reverse one) for a value the inner mapper cannot map;
+    /// `optional` also for absent and null.
+    private static func fallback(_ name: String, required: Bool) -> ParametricMapper {
+        ParametricMapper(name, options: ["default", "reverseDefault"]) { c, arg, o, pointer, at, scope in
+            let inner: Mapper?
+            if case .bool(true) = arg { inner = .identity } else { inner = c.compileMapper(arg, at: at, scope: scope) }
+            guard let inner else { return nil }
+            let d = o["default"].map(Fallback.value), r = o["reverseDefault"].map(Fallback.value)
+            return Mapper(.nonFatal(required ? .notNull(inner) : inner, fallback: d, reverseFallback: r))
+        }
+    }
+
+    /// `first` and `thread`: an array of mappers.
+    private static func list(_ name: String, _ make: @escaping @Sendable ([Mapper]) -> Mapper) -> ParametricMapper {
+        ParametricMapper(name, options: []) { c, arg, o, pointer, at, scope in
+            guard case .array(let list) = arg else {
+                c.issue(at, "expected an array of mappers, found \(MapError.describe(arg))")
+                return nil
+            }
+            return c.compileList(list, at: at, scope: scope).map(make)
+        }
+    }
+
+    /// `forward` and `backward`: a key path, and a mapper `via`.
+    private static func walk(_ name: String, _ make: @escaping @Sendable (KeyPath, Mapper) -> Mapper) -> ParametricMapper {
+        ParametricMapper(name, options: ["via"]) { c, arg, o, pointer, at, scope in
+            guard case .string(let path) = arg else {
+                c.issue(at, "expected a key path, found \(MapError.describe(arg))")
+                return nil
+            }
+            let inner = o["via"].map { c.compileMapper($0, at: pointer + "/via", scope: scope) } ?? .identity
+            guard let inner else { return nil }
+            return make(KeyPath(path, delimiter: scope.delimiter), inner)
+        }
+    }
+
+    /// `numberToDate` and `dateToNumber`: an epoch unit.
+    private static func epoch(_ name: String, _ make: @escaping @Sendable (EpochUnit) -> Conversion) -> ParametricMapper {
+        ParametricMapper(name, options: []) { c, arg, o, pointer, at, scope in
+            guard case .string(let u) = arg, let unit = EpochUnit(rawValue: u) else {
+                let units = EpochUnit.allCases.map(\.rawValue)
+                c.issue(at, "expected a unit (\(units.joined(separator: ", "))), found \(MapError.describe(arg))" + Suggest.hint(arg.stringValue ?? "", units))
+                return nil
+            }
+            return Mapper(.convert(make(unit)))
+        }
+    }
+
+    /// `url` and `urlToString`: true, or the schemes allowed (as the value or under `schemes`).
+    private static func url(_ name: String, _ make: @escaping @Sendable ([String]?) -> Conversion) -> ParametricMapper {
+        ParametricMapper(name, options: ["schemes"]) { c, arg, o, pointer, at, scope in
+            var schemes: JSONValue? = o["schemes"]
+            if case .bool(true) = arg {} else if schemes == nil { schemes = arg } else {
+                c.issue(at, "give the schemes either as the value or under \"schemes\"")
+            }
+            var list: [String]? = nil
+            if let schemes {
+                guard case .array(let l) = schemes, !l.isEmpty, l.allSatisfy({ $0.stringValue != nil }) else {
+                    c.issue(at, "expected true or a non-empty array of URL schemes, found \(MapError.describe(schemes))")
+                    return nil
+                }
+                list = l.compactMap(\.stringValue).map { $0.lowercased() }
+            }
+            return Mapper(.convert(make(list)))
+        }
+    }
+
+    /// `multiply` and `add`: a number.
+    private static func arithmetic(_ name: String, _ make: @escaping @Sendable (JSONNumber) -> Conversion) -> ParametricMapper {
+        ParametricMapper(name, options: []) { c, arg, o, pointer, at, scope in
+            guard case .number(let n) = arg else {
+                c.issue(at, "expected a number, found \(MapError.describe(arg))")
+                return nil
+            }
+            return Mapper(.convert(make(n)))
+        }
+    }
+
+    static let parametricByName: [String: ParametricMapper] = Dictionary(uniqueKeysWithValues: parametricMappers.map { ($0.name, $0) })
+    static let parametricNames = parametricMappers.map(\.name)
+
+    mutating func compileParametric(_ o: JSONObject, at pointer: String, scope: Scope) -> Mapper? {
+        let names = o.keys.filter { Self.parametricByName[$0] != nil }
+        guard names.count == 1, let name = names.first, let mapper = Self.parametricByName[name] else {
+            if names.isEmpty {
+                let unknown = o.keys.first ?? ""
+                issue(pointer, o.isEmpty ? "empty mapper object" : "unknown mapper \"\(unknown)\"" + Suggest.hint(unknown, Self.parametricNames))
+            } else {
+                issue(pointer, "one mapper per object, found \(names.map { "\"\($0)\"" }.joined(separator: ", ")) (use an array for a pipeline)")
+            }
             return nil
         }
+        checkKeys(o, allowed: [name] + mapper.options, at: pointer)
+        return mapper.compile(&self, o[name]!, o, pointer, pointer + "/" + name, scope)
     }
 
     mutating func typeSet(_ v: JSONValue, at pointer: String) -> JSONTypeSet? {
