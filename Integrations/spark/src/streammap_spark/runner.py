@@ -217,12 +217,39 @@ def open_local(path: str) -> BinaryIO:
     return open(path, "rb")
 
 
+#: The mapping flags ``streammap check`` takes (with a value, and without); the others are run flags.
+CHECK_FLAGS_WITH_VALUE = ("--field", "--key-style", "--require", "--type", "--default")
+CHECK_SWITCHES = ("--keep-unmapped", "--drop-unmapped", "--reverse")
+
+
+def mapping_flags(args: Sequence[str]) -> List[str]:
+    """The flags of ``args`` that ``streammap check`` takes (``--field a``, ``--field=a``, ``--reverse``…)."""
+    out: List[str] = []
+    i = 0
+    while i < len(args):
+        name = args[i].split("=", 1)[0]
+        if name in CHECK_FLAGS_WITH_VALUE:
+            take = 1 if "=" in args[i] else 2
+            out += list(args[i:i + take])
+            i += take
+            continue
+        if name in CHECK_SWITCHES:
+            out.append(args[i])
+        i += 1
+    return out
+
+
 def check_spec(binary: str, spec_path: Optional[str], args: Sequence[str]) -> None:
-    """Runs ``streammap check`` on the driver: raises ``StreamMapError`` with its message for a bad spec or bad
-    flags."""
-    cmd = [binary, "check"] + ([spec_path] if spec_path is not None else []) + list(args)
-    done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True)
-    if done.returncode != 0:
-        message = (done.stderr + done.stdout).decode("utf-8", errors="replace").strip()
-        raise StreamMapError(f"streammap check failed ({describe_status(done.returncode)}):\n{message}",
-                             done.returncode, message)
+    """Checks the spec and flags on the driver, before any task runs: ``streammap check`` with the mapping flags
+    (every problem of the spec, each with its JSON Pointer), then the map command itself on empty input for the
+    run flags (``--engine``, ``--on-error``…). Raises ``StreamMapError`` with streammap's message."""
+    spec = [spec_path] if spec_path is not None else []
+    checks = [[binary, "map", "--quiet", "--no-progress"] + [f"--spec={p}" for p in spec] + list(args) + ["-"]]
+    if spec or mapping_flags(args):  # else nothing to check: records are copied
+        checks.insert(0, [binary, "check"] + spec + mapping_flags(args))
+    for cmd in checks:
+        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True)
+        if done.returncode != 0:
+            message = (done.stderr + done.stdout).decode("utf-8", errors="replace").strip()
+            raise StreamMapError(f"streammap {cmd[1]} failed ({describe_status(done.returncode)}):\n{message}",
+                                 done.returncode, message)

@@ -181,7 +181,7 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
     shipped = _ship(sc, binary)
     job = MapJob(binary="", spec_text=spec_text, args=tuple(args), redact=redact,
                  rejects_record_bytes=rejects_record_bytes)
-    fault_conf = sc.getConf().get(FAULT_CONF)
+    fault_conf = spark.conf.get(FAULT_CONF, None)
     fault_partition = int(fault_conf) if fault_conf is not None else None
 
     def run(index: int, items: Iterable[Tuple[int, Chunk]]) -> Iterator[Tuple[Any, ...]]:
