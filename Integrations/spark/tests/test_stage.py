@@ -115,12 +115,19 @@ def test_write_ndjson_writes_the_serial_bytes(spark: Any, binary: str, corpus: L
 def test_a_failed_first_attempt_is_retried_to_the_same_output(spark: Any, binary: str, corpus: List[str],
                                                               expected: Any, tmp_path: Path) -> None:
     spark.conf.set(FAULT_CONF, "2")
+    sc = spark.sparkContext
+    sc.setJobGroup("fault", "a task's first attempt killed")
     try:
         result = map_files(spark, corpus, str(TWEETS_SPEC), binary=binary, split_bytes=SPLIT_BYTES,
                            rejects_record_bytes=REJECTS_RECORD_BYTES)
         result.write_ndjson(str(tmp_path / "out"))
+        tracker = sc.statusTracker()
+        stages = [s for j in tracker.getJobIdsForGroup("fault") for s in tracker.getJobInfo(j).stageIds]
+        failed = sum(tracker.getStageInfo(s).numFailedTasks for s in stages if tracker.getStageInfo(s))
+        assert failed == 1  # the fault did happen, once, and Spark retried the task
     finally:
         spark.conf.unset(FAULT_CONF)
+        sc.setLocalProperty("spark.jobGroup.id", None)
     assert b"".join(p.read_bytes() for p in sorted((tmp_path / "out").glob("part-*"))) == expected[0]
     assert spark_rejects(result) == expected[1]
     assert result.counts.total.records_in == expected[2]["recordsIn"]
