@@ -18,7 +18,9 @@ from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Opti
 
 from pyspark import RDD, SparkFiles, StorageLevel, TaskContext
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.types import (ArrayType, BooleanType, LongType, StringType, StructField, StructType)
+from pyspark.sql import functions as F
+from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, StringType, StructField,
+                               StructType)
 
 from .runner import COUNTS, MAPPED, REJECT, MapJob, check_spec, map_chunk, open_local
 from .splits import Chunk, InputFile, Split, SplitScan, plan_chunks, plan_splits, scan_split
@@ -47,8 +49,6 @@ REJECTS_SCHEMA = StructType([
     StructField("truncated", BooleanType(), False),
 ])
 
-RECORDS_SCHEMA = StructType([StructField("value", StringType(), False)])
-
 
 @dataclass(frozen=True)
 class FileCounts:
@@ -71,24 +71,46 @@ class Counts:
     total: FileCounts = field(default_factory=FileCounts)
 
 
+#: The mapping stage's output, one row per element a task yields (``runner``'s tags): ``kind`` 0 with ``text`` (a
+#: block of mapped records), 1 with ``reject``, 2 with the chunk's counts.
+STAGE_SCHEMA = StructType([
+    StructField("kind", IntegerType(), False),
+    StructField("chunk", IntegerType(), False),
+    StructField("text", StringType(), True),
+    StructField("reject", REJECTS_SCHEMA, True),
+    StructField("file_index", IntegerType(), True),
+    StructField("records_in", LongType(), True),
+    StructField("mapped", LongType(), True),
+    StructField("rejected", LongType(), True),
+])
+
+
+def stage_row(t: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """A task's tagged element as a row of ``STAGE_SCHEMA``."""
+    if t[0] == MAPPED:
+        return (MAPPED, t[1], t[2], None, None, None, None, None)
+    if t[0] == REJECT:
+        return (REJECT, t[1], None, t[2], None, None, None, None)
+    return (COUNTS, t[1], None, None) + tuple(t[2:])
+
+
 class StreamMapResult:
     """The result of ``map_files``. The mapping stage runs once, at the first of ``counts``, ``records``,
-    ``rejects``, ``write_ndjson`` that needs it, and its output is kept (``StorageLevel.MEMORY_AND_DISK``) until
-    ``unpersist``."""
+    ``rejects``, ``write_ndjson`` that needs it; its output is kept (``StorageLevel.MEMORY_AND_DISK``, as a
+    DataFrame, so that what follows runs in the JVM alone) until ``unpersist``."""
 
-    def __init__(self, spark: SparkSession, files: Sequence[InputFile], chunks: Sequence[Chunk],
-                 tagged: "RDD[Tuple[Any, ...]]") -> None:
-        self._spark = spark
+    def __init__(self, files: Sequence[InputFile], chunks: Sequence[Chunk], stage: DataFrame) -> None:
         self.files: Tuple[InputFile, ...] = tuple(files)
         self.chunks: Tuple[Chunk, ...] = tuple(chunks)
-        self._tagged = tagged
+        self._stage = stage
         self._counts: Optional[Counts] = None
 
     @property
     def counts(self) -> Counts:
         """Records in, mapped and rejected per file and in total (runs the stage the first time)."""
         if self._counts is None:
-            rows = self._tagged.filter(lambda t: t[0] == COUNTS).map(lambda t: t[2:]).collect()
+            rows = self._stage.where(F.col("kind") == COUNTS) \
+                .select("file_index", "records_in", "mapped", "rejected").collect()
             per_index = {f.index: FileCounts() for f in self.files}
             for file_index, records_in, mapped, rejected in rows:
                 per_index[file_index] += FileCounts(records_in, mapped, rejected)
@@ -100,37 +122,38 @@ class StreamMapResult:
         return self._counts
 
     @property
-    def record_lines(self) -> "RDD[str]":
-        """The mapped records, one JSON text each, in input order (file by file, as given)."""
-        return self._tagged.filter(lambda t: t[0] == MAPPED).flatMap(lambda t: t[2].split("\n"))
-
-    @property
     def records(self) -> DataFrame:
         """The mapped records as a DataFrame with one string column, ``value`` (like ``spark.read.text``), in input
         order (its partitions follow the files and their chunks in order)."""
-        return self._spark.createDataFrame(self.record_lines.map(lambda s: (s,)), RECORDS_SCHEMA,
-                                           verifySchema=False)
+        return self._blocks().select(F.explode(F.split("value", "\n")).alias("value"))
+
+    @property
+    def record_lines(self) -> "RDD[str]":
+        """The mapped records, one JSON text each, in input order (file by file, as given)."""
+        return self.records.rdd.map(lambda row: row[0])
 
     @property
     def rejects(self) -> DataFrame:
         """The rejected records: ``file``, ``line`` (1-based), ``offset`` (of the record's first byte), ``errors``
         (``code``, ``fatal``, ``source`` and ``destination`` as JSON Pointers, ``message``), ``record`` (its text;
         null with ``redact``), ``record_bytes`` (its length, with ``redact``) and ``truncated``."""
-        rows = self._tagged.filter(lambda t: t[0] == REJECT).map(lambda t: t[2])
-        return self._spark.createDataFrame(rows, REJECTS_SCHEMA, verifySchema=False)
+        return self._stage.where(F.col("kind") == REJECT).select("reject.*")
 
     def write_ndjson(self, path: str, mode: str = "errorifexists", compression: Optional[str] = None) -> None:
         """Writes the mapped records as NDJSON part files under ``path`` with Spark's text writer (and its output
         committer): part files in input order, each line a record, the bytes a serial run writes."""
-        blocks = self._tagged.filter(lambda t: t[0] == MAPPED).map(lambda t: (t[2],))
-        writer = self._spark.createDataFrame(blocks, RECORDS_SCHEMA, verifySchema=False).write.mode(mode)
+        writer = self._blocks().write.mode(mode)
         if compression is not None:
             writer = writer.option("compression", compression)
         writer.text(path)
 
     def unpersist(self) -> None:
         """Lets Spark drop the kept output of the mapping stage."""
-        self._tagged.unpersist()
+        self._stage.unpersist()
+
+    def _blocks(self) -> DataFrame:
+        """The mapped records in blocks of whole lines (``value``), as the tasks returned them."""
+        return self._stage.where(F.col("kind") == MAPPED).select(F.col("text").alias("value"))
 
 
 def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optional[str] = None, *,
@@ -193,9 +216,9 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
             yield from map_chunk(task_job, chunk_id, chunk, open_file, kill_at_start=kill)
 
     tagged = sc.parallelize(list(enumerate(chunks)), max(len(chunks), 1)) \
-        .mapPartitionsWithIndex(run, preservesPartitioning=True) \
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    return StreamMapResult(spark, files, chunks, tagged)
+        .mapPartitionsWithIndex(run, preservesPartitioning=True).map(stage_row)
+    stage = spark.createDataFrame(tagged, STAGE_SCHEMA, verifySchema=False).persist(StorageLevel.MEMORY_AND_DISK)
+    return StreamMapResult(files, chunks, stage)
 
 
 def resolve_binary(binary: Optional[str]) -> str:
