@@ -101,3 +101,10 @@ def test_run_flags_are_checked_on_the_driver_too(binary: str) -> None:
     with pytest.raises(StreamMapError) as raised:
         check_spec(binary, None, ("--engine", "bogus"))
     assert raised.value.status == 64 and "bogus" in str(raised.value)
+
+
+def test_a_file_shorter_than_planned_fails_the_task(binary: str, data: Path) -> None:
+    size = len(data.read_bytes())
+    f = InputFile(0, "in.ndjson", str(data), size + 100)  # planned before the file was cut short
+    with pytest.raises(IOError, match="was it changed"):
+        list(map_chunk(MapJob(binary, None, ()), 0, Chunk(f, 0, 0, size + 100, 0), open_local))

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .splits import Chunk
+from .splits import Chunk, read_range
 
 #: Output is handed on in blocks of whole lines of about this many bytes (one element of the stage each).
 BLOCK_BYTES = 1 << 20
@@ -167,16 +167,8 @@ def _feed(process: subprocess.Popen[bytes], chunk: Chunk, open_file: Callable[[s
     (it failed, or was killed) ends the feeding quietly: its exit status tells."""
     assert process.stdin is not None
     try:
-        with open_file(chunk.file.path) as f:
-            f.seek(chunk.start)
-            position = chunk.start
-            while position < chunk.end:
-                block = f.read(min(BLOCK_BYTES, chunk.end - position))
-                if not block:
-                    raise IOError(f"{chunk.file.name}: ended at byte {position}, expected {chunk.file.size} "
-                                  "bytes (was it changed while being mapped?)")
-                process.stdin.write(block)
-                position += len(block)
+        for _, block in read_range(open_file, chunk.file, chunk.start, chunk.end, BLOCK_BYTES):
+            process.stdin.write(block)
     except (BrokenPipeError, ValueError):
         pass  # stdin closed under us: the process is gone
     except BaseException as error:  # noqa: BLE001 - handed to the task's thread

@@ -26,7 +26,7 @@ blank lines, CRLF, a lone CR and records longer than a split included.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, List, Optional, Sequence
+from typing import BinaryIO, Callable, Iterator, List, Optional, Sequence, Tuple
 
 LF = 0x0A
 
@@ -95,24 +95,32 @@ def plan_splits(files: Sequence[InputFile], split_bytes: int) -> List[Split]:
     return splits
 
 
+def read_range(open_file: Callable[[str], BinaryIO], file: InputFile, start: int, end: int,
+               block_bytes: int = 1 << 20) -> Iterator[Tuple[int, bytes]]:
+    """The bytes ``[start, end)`` of ``file`` in blocks of at most ``block_bytes``, each with its offset. A file
+    shorter than planned (changed while being mapped) raises ``IOError`` rather than losing records silently."""
+    with open_file(file.path) as f:
+        f.seek(start)
+        position = start
+        while position < end:
+            block = f.read(min(block_bytes, end - position))
+            if not block:
+                raise IOError(f"{file.name}: ended at byte {position}, expected {file.size} bytes "
+                              "(was it changed while being mapped?)")
+            yield position, block
+            position += len(block)
+
+
 def scan_split(open_file: Callable[[str], BinaryIO], split: Split, block_bytes: int = 1 << 20) -> SplitScan:
     """Counts the LF bytes of ``split``'s range and finds the first one (a counting-pass task)."""
     newlines = 0
     first: Optional[int] = None
-    with open_file(split.file.path) as f:
-        f.seek(split.start)
-        position = split.start
-        while position < split.end:
-            block = f.read(min(block_bytes, split.end - position))
-            if not block:
-                raise IOError(f"{split.file.name}: ended at byte {position}, expected {split.file.size} bytes "
-                              "(was it changed while being mapped?)")
-            if first is None:
-                at = block.find(b"\n")
-                if at >= 0:
-                    first = position + at
-            newlines += block.count(b"\n")
-            position += len(block)
+    for position, block in read_range(open_file, split.file, split.start, split.end, block_bytes):
+        if first is None:
+            at = block.find(b"\n")
+            if at >= 0:
+                first = position + at
+        newlines += block.count(b"\n")
     return SplitScan(newlines, first)
 
 
