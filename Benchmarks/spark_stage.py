@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The streammap stage on Spark against Spark's own ways of doing the tweet mapping (Benchmarks/specs/tweets.spec.json).
 
-    .build/spark-venv/bin/python Benchmarks/spark_stage.py [--size-mb 60] [--rounds 3] [--split-mb 8]
+    .build/spark-venv/bin/python Benchmarks/spark_stage.py [--size-mb 60] [--rounds 3] [--split-mb 8 | 0]
         [--streammap .build/portable/release/streammap] [--out Benchmarks/results/spark.json]
 
 (``scripts/spark-test.sh`` makes the venv and the portable binary.) One ``local[2]`` session, one corpus
 (``Benchmarks/corpus.py``: tweets, GitHub events the mapping rejects, 1% invalid lines), in ``--split-mb`` partitions
-for everyone, and round after round, interleaved, each writing its mapped records as text part files:
+for everyone (``spark.sql.files.maxPartitionBytes``, which the stage follows as Spark's reader does; 0: Spark's
+default, 128 MB, so that both use Spark's rule: the input spread over the cores), and round after round,
+interleaved, each writing its mapped records as text part files:
 
-  (a) the streammap stage: ``streammap_spark.map_files`` + ``write_ndjson`` (the counting pass included);
+  (a) the streammap stage: ``streammap_spark.map_files`` + ``write_ndjson`` + ``counts`` (everything it does);
   (b) Spark's JSON reader with an explicit schema, ``select``/``withColumn`` doing the mapping, ``to_json``;
   (c) a Python UDF over ``spark.read.text``: ``json.loads`` per line, the mapping in Python, ``json.dumps``.
 
@@ -134,9 +136,9 @@ def python_udf(spark: Any, path: str, out: str) -> None:
      .write.mode("overwrite").text(out))
 
 
-def streammap_stage(spark: Any, path: str, out: str, binary: str, split_bytes: int) -> None:
+def streammap_stage(spark: Any, path: str, out: str, binary: str) -> None:
     from streammap_spark import map_files
-    result = map_files(spark, [path], str(SPEC), binary=binary, split_bytes=split_bytes)
+    result = map_files(spark, [path], str(SPEC), binary=binary)  # splits as spark.read.json's
     result.write_ndjson(out, mode="overwrite")
     _ = result.counts  # from the kept output: no second run
     result.unpersist()
@@ -161,14 +163,15 @@ def main() -> int:
         serial = subprocess.run([args.streammap, "-q", "-s", str(SPEC), str(corpus)], capture_output=True)
         expected = serial.stdout
         records_in = sum(1 for line in corpus.read_bytes().split(b"\n") if line.strip(b" \t\r"))
-        split_bytes = int(args.split_mb * (1 << 20))
-        spark = (SparkSession.builder.master("local[2]").appName("streammap-spark-benchmark")
-                 .config("spark.ui.enabled", "false")
-                 .config("spark.sql.files.maxPartitionBytes", str(split_bytes))
-                 .config("spark.driver.memory", "4g").getOrCreate())
+        builder = (SparkSession.builder.master("local[2]").appName("streammap-spark-benchmark")
+                   .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.driver.memory", "4g"))
+        if args.split_mb > 0:
+            builder = builder.config("spark.sql.files.maxPartitionBytes", str(int(args.split_mb * (1 << 20))))
+        spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         tools: Dict[str, Callable[[str], None]] = {
-            "streammap stage": lambda out: streammap_stage(spark, str(corpus), out, args.streammap, split_bytes),
+            "streammap stage": lambda out: streammap_stage(spark, str(corpus), out, args.streammap),
             "spark.read.json + select": lambda out: native(spark, str(corpus), out),
             "Python UDF (json.loads)": lambda out: python_udf(spark, str(corpus), out),
         }

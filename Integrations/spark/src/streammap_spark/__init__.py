@@ -1,4 +1,4 @@
-"""streammap as a stage of Apache Spark: one streammap process per partition, every record accounted for.
+"""streammap as a stage of Apache Spark: one streammap process per split, every record accounted for.
 
     from streammap_spark import map_files
     result = map_files(spark, ["a.ndjson", "b.ndjson"], "tweets.spec.json", binary="streammap")
@@ -9,8 +9,8 @@
 """
 
 from .runner import StreamMapError
-from .splits import Chunk, InputFile
+from .splits import Chunk, ChunkReport, InputFile
 from .stage import FAULT_CONF, Counts, FileCounts, StreamMapResult, map_files, resolve_binary
 
-__all__ = ["map_files", "StreamMapResult", "Counts", "FileCounts", "StreamMapError", "Chunk", "InputFile",
+__all__ = ["map_files", "StreamMapResult", "Counts", "FileCounts", "StreamMapError", "Chunk", "ChunkReport", "InputFile",
            "FAULT_CONF", "resolve_binary"]

@@ -1,44 +1,40 @@
-"""One streammap process over one chunk (what a task of the mapping stage runs).
+"""One streammap process per split (what a task of the mapping stage runs), and the checks on the driver.
 
-The chunk's raw bytes go to the process's standard input — never through Hadoop's ``Text``, which decodes and
-drops CRs — and its standard output streams back in blocks of whole lines. Rejected records come back through
-``--rejects`` (a file in a temporary folder of the task's own, removed when the task ends, however it ends), with
-their line and offset translated from the chunk's to the file's. ``--stats`` gives the counts, checked against
-what came back. Exit status 0 and 1 (some records rejected) are success; anything else — 2, 3, 4, 64, a signal —
-raises ``StreamMapError`` with streammap's standard error in its message, which fails the task.
+A task is Spark SQL's ``TRANSFORM … USING`` (a script transformation: the JVM starts the command, feeds it the
+task's rows on standard input and reads its standard output as rows — Python never sees the data). The command is
+the small bash script ``task_script`` makes: it reads the split's descriptor (``chunk<TAB>START:END<TAB>path``)
+from standard input and runs ``streammap map --byte-range START:END --rejects FILE --stats … path``, which reads
+its chunk of the file itself and writes the mapped records straight to the task's standard output. Then the script
+appends, marked by a first byte no NDJSON record can start with (``\\x01``), the chunk's rejects
+(``\\x01R<chunk>\\t<rejects line>``) and one counts line (``\\x01C<chunk>\\t<byteRange line>\\t<stats line>``).
+
+Exit status 0 and 1 (some records rejected) are success: the script exits 0. Anything else — 2, 3, 4, 64, a
+signal — makes the script print ``streammap failed on …: exit status N`` (or ``killed by signal N (SIGNAME)``) and
+the end of streammap's standard error, and exit with that status (128 + N for a signal), which Spark turns into a
+failed task (``Subprocess exited with status N. Error: …``). Its temporary folder (rejects, standard error) is
+removed however it ends; when Spark cancels the task (SIGTERM), streammap is killed first.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
+import re
+import shlex
 import signal
 import subprocess
-import tempfile
-import threading
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-from .splits import Chunk, read_range
-
-#: Output is handed on in blocks of whole lines of about this many bytes (one element of the stage each).
-BLOCK_BYTES = 1 << 20
-#: How much of streammap's standard error an exception quotes (its end).
-STDERR_QUOTE_BYTES = 8192
-
-# The elements a mapping task yields, tagged by their first member.
-MAPPED = 0  # (MAPPED, chunk_id, text): mapped records, whole NDJSON lines without the last LF
-REJECT = 1  # (REJECT, chunk_id, RejectRow)
-COUNTS = 2  # (COUNTS, chunk_id, file_index, records_in, mapped, rejected)
-
-#: A rejected record as the stage returns it: file, line, offset, errors (code, fatal, source, destination,
-#: message), record text (None when redacted), record length in bytes (with --redact, else None), truncated.
-RejectRow = Tuple[str, int, int, List[Tuple[str, bool, str, str, str]], Optional[str], Optional[int], bool]
+#: The first byte of the lines a task adds after the mapped records (no NDJSON record starts with it).
+MARK = "\x01"
+REJECT_TAG = MARK + "R"
+COUNTS_TAG = MARK + "C"
+#: How much of streammap's standard error a failure quotes (Spark keeps the last 2 KiB of a script's stderr).
+STDERR_QUOTE_BYTES = 1500
 
 
 class StreamMapError(RuntimeError):
-    """streammap failed on a chunk (exit status other than 0 and 1, or a signal). Fails the Spark task."""
+    """streammap failed (exit status other than 0 and 1, or a signal): on the driver (a bad spec) or in a task,
+    which fails the task and, after Spark's retries, the job."""
 
     def __init__(self, message: str, status: int, stderr: str) -> None:
         super().__init__(message)
@@ -48,26 +44,92 @@ class StreamMapError(RuntimeError):
 
 @dataclass(frozen=True)
 class MapJob:
-    """What every task of a mapping stage shares: the binary, the spec's text (None: flags only), the mapping
-    flags, and how rejects are written."""
+    """What every task of a mapping stage shares: the binary's and the spec's file names in the task's working
+    folder (Spark's ``SparkFiles`` folder, where ``SparkContext.addFile`` puts them), the mapping flags, how rejects
+    are written, and (tests only) the chunk whose first attempt is killed with the folder that marks attempts."""
 
     binary: str
-    spec_text: Optional[str]
+    spec: Optional[str]
     args: Tuple[str, ...]
     redact: bool = False
     rejects_record_bytes: Optional[int] = None
+    fault_chunk: Optional[int] = None
+    fault_folder: Optional[str] = None
 
-    def command(self, folder: str) -> List[str]:
-        """streammap's arguments for one chunk whose spec and rejects file live in ``folder``."""
-        cmd = [self.binary, "map", "--framing", "ndjson", "--quiet", "--no-progress", "--stats",
-               "--rejects", os.path.join(folder, "rejects.ndjson")]
+    def command(self) -> List[str]:
+        """streammap's arguments before ``--byte-range`` (the script adds the range, the rejects file and the
+        input)."""
+        cmd = [self.binary, "map", "--framing", "ndjson", "--quiet", "--no-progress", "--stats"]
         if self.redact:
             cmd.append("--redact")
         if self.rejects_record_bytes is not None:
             cmd += ["--rejects-record-bytes", str(self.rejects_record_bytes)]
-        if self.spec_text is not None:
-            cmd += ["--spec", os.path.join(folder, "spec.json")]
-        return cmd + list(self.args) + ["-"]
+        if self.spec is not None:
+            cmd += ["--spec", self.spec]
+        return cmd + list(self.args)
+
+
+def task_script(job: MapJob) -> str:
+    """The bash script a task runs (see the module's docstring)."""
+    fault = ""
+    if job.fault_chunk is not None and job.fault_folder is not None:
+        # The first attempt (mkdir succeeds once) kills streammap as a crashing executor would.
+        fault = (f'[ "$chunk" = {job.fault_chunk} ] && mkdir {shlex.quote(job.fault_folder)}/chunk-$chunk '
+                 '2>/dev/null && kill -9 $pid\n')
+    binary = shlex.quote(job.binary)
+    script = f"""IFS=$'\\t' read -r chunk range path || {{ echo "streammap_spark: no split on standard input" >&2; exit 70; }}
+tmp=$TMPDIR; [ -n "$tmp" ] || tmp=/tmp
+d=$(mktemp -d "$tmp/streammap-spark-XXXXXX") || exit 70
+trap 'rm -rf "$d"' EXIT
+[ -x {binary} ] || chmod u+x {binary} 2>/dev/null
+{shlex.join(job.command())} --rejects "$d/rejects" --byte-range "$range" -- "$path" 2>"$d/stderr" &
+pid=$!
+trap 'kill -9 $pid 2>/dev/null; rm -rf "$d"; exit 143' TERM INT HUP
+{fault}wait $pid; s=$?
+if [ $s -gt 1 ]; then
+  if [ $s -gt 128 ]; then how="killed by signal $((s - 128)) (SIG$(kill -l $((s - 128))))"; else how="exit status $s"; fi
+  echo "streammap failed on $path bytes $range (split $chunk): $how" >&2
+  tail -c {STDERR_QUOTE_BYTES} "$d/stderr" >&2
+  exit $s
+fi
+tag=$(printf '\\001R'); tab=$(printf '\\t')
+sed "s/^/$tag$chunk$tab/" "$d/rejects" || exit 70
+{{ IFS= read -r byterange; IFS= read -r stats; }} < <(tail -n 2 "$d/stderr")
+printf '\\001C%s\\t%s\\t%s\\n' "$chunk" "$byterange" "$stats"
+"""
+    # Spark SQL substitutes ${...} in a query's text (spark.sql.variable.substitute): the script has none.
+    assert "${" not in script
+    return script
+
+
+def descriptor(chunk: int, start: int, end: int, path: str) -> str:
+    """A task's one input row: ``chunk<TAB>START:END<TAB>path``."""
+    if any(c in path for c in "\t\n\r"):
+        raise ValueError(f"{path!r}: a path with a tab or a line break cannot be handed to a task")
+    return f"{chunk}\t{start}:{end}\t{path}"
+
+
+FAILURE = re.compile(r"streammap failed on (?P<what>.*?): (?:exit status (?P<status>\d+)|killed by signal "
+                     r"(?P<signal>\d+)[^\n]*)\n?(?P<stderr>.*)", re.S)
+
+
+def failure_from(text: str) -> Optional[StreamMapError]:
+    """The ``StreamMapError`` a failed task's message tells of (None when it is not one of streammap's)."""
+    m = FAILURE.search(text)
+    if m is None:
+        return None
+    status = int(m["status"]) if m["status"] is not None else -int(m["signal"])
+    stderr = m["stderr"].split("\n\tat ", 1)[0].strip()
+    return StreamMapError(f"streammap failed on {m['what']}: {describe_status(status)}\n{stderr}", status, stderr)
+
+
+def run_split_locally(job: MapJob, chunk: int, start: int, end: int, path: str,
+                      cwd: str) -> Tuple[int, bytes, str]:
+    """Runs ``task_script`` as a task would, without Spark (tests): returns its exit status, standard output and
+    standard error."""
+    done = subprocess.run(["/bin/bash", "-c", task_script(job)], cwd=cwd, capture_output=True,
+                          input=(descriptor(chunk, start, end, path) + "\n").encode("utf-8"))
+    return done.returncode, done.stdout, done.stderr.decode("utf-8", errors="replace")
 
 
 def describe_status(status: int) -> str:
@@ -81,132 +143,13 @@ def describe_status(status: int) -> str:
     return f"exit status {status}"
 
 
-def map_chunk(job: MapJob, chunk_id: int, chunk: Chunk, open_file: Callable[[str], BinaryIO],
-              kill_at_start: bool = False) -> Iterator[Tuple[Any, ...]]:
-    """Maps ``chunk`` with one streammap process: yields its mapped records in blocks, then its rejects, then its
-    counts (see the tags above). ``kill_at_start`` (tests only) kills the process with SIGKILL as soon as it has
-    started, as a crashing executor would."""
-    if chunk.is_empty:
-        yield (COUNTS, chunk_id, chunk.file.index, 0, 0, 0)
-        return
-    folder = tempfile.mkdtemp(prefix="streammap-spark-")
-    process: Optional[subprocess.Popen[bytes]] = None
-    feeder: Optional[threading.Thread] = None
-    try:
-        if job.spec_text is not None:
-            with open(os.path.join(folder, "spec.json"), "w", encoding="utf-8") as f:
-                f.write(job.spec_text)
-        with open(os.path.join(folder, "stderr.txt"), "wb") as stderr:
-            process = subprocess.Popen(job.command(folder), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=stderr, cwd=folder)
-        if kill_at_start:
-            process.kill()
-        feed_error: List[BaseException] = []
-        feeder = threading.Thread(target=_feed, args=(process, chunk, open_file, feed_error), daemon=True)
-        feeder.start()
-        assert process.stdout is not None
-        lines = 0
-        pending = b""
-        while True:
-            data = process.stdout.read(BLOCK_BYTES)
-            if not data:
-                break
-            data = pending + data
-            cut = data.rfind(b"\n")
-            if cut < 0:  # a line longer than the block: keep reading
-                pending = data
-                continue
-            pending = data[cut + 1:]
-            block = data[:cut]
-            lines += block.count(b"\n") + 1
-            yield (MAPPED, chunk_id, block.decode("utf-8"))
-        feeder.join()
-        status = process.wait()
-        stderr_text = _read_text(os.path.join(folder, "stderr.txt"))
-        if status not in (0, 1):
-            raise StreamMapError(f"streammap failed on {chunk.describe()}: {describe_status(status)}\n"
-                                 f"{_tail(stderr_text)}", status, stderr_text)
-        if feed_error:
-            raise feed_error[0]
-        if pending:
-            raise StreamMapError(f"streammap's output for {chunk.describe()} ended inside a line", status,
-                                 stderr_text)
-        stats = _stats(stderr_text, chunk)
-        rejected = 0
-        with open(os.path.join(folder, "rejects.ndjson"), "rb") as f:
-            for line in f:
-                rejected += 1
-                yield (REJECT, chunk_id, reject_row(json.loads(line), chunk))
-        if (stats["recordsOut"], stats["recordsRejected"]) != (lines, rejected) or \
-                stats["recordsIn"] != lines + rejected:
-            raise StreamMapError(f"streammap's counts for {chunk.describe()} do not add up: {stats} but "
-                                 f"{lines} records written and {rejected} rejected", status, stderr_text)
-        yield (COUNTS, chunk_id, chunk.file.index, stats["recordsIn"], lines, rejected)
-    finally:
-        if process is not None and process.poll() is None:
-            process.kill()  # the task was cancelled or its consumer stopped early
-            process.wait()
-        if process is not None and process.stdout is not None:
-            process.stdout.close()
-        if feeder is not None:
-            feeder.join()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def reject_row(reject: Dict[str, Any], chunk: Chunk) -> RejectRow:
-    """A line of streammap's rejects file, read from a chunk, as the file's reject: the file's name, and the line
-    and offset in the file."""
-    errors = [(e["code"], e["fatal"], e["source"], e["destination"], e["message"]) for e in reject["errors"]]
-    return (chunk.file.name, chunk.line_base + reject["line"], chunk.start + reject["offset"], errors,
-            reject.get("record"), reject.get("recordBytes"), bool(reject.get("truncated", False)))
-
-
-def _feed(process: subprocess.Popen[bytes], chunk: Chunk, open_file: Callable[[str], BinaryIO],
-          errors: List[BaseException]) -> None:
-    """Writes the chunk's bytes to the process's standard input, then closes it. A process that stops reading
-    (it failed, or was killed) ends the feeding quietly: its exit status tells."""
-    assert process.stdin is not None
-    try:
-        for _, block in read_range(open_file, chunk.file, chunk.start, chunk.end, BLOCK_BYTES):
-            process.stdin.write(block)
-    except (BrokenPipeError, ValueError):
-        pass  # stdin closed under us: the process is gone
-    except BaseException as error:  # noqa: BLE001 - handed to the task's thread
-        errors.append(error)
-    finally:
-        try:
-            process.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
-
-
-def _stats(stderr_text: str, chunk: Chunk) -> Dict[str, Any]:
-    lines = stderr_text.strip().splitlines()
-    try:
-        stats = json.loads(lines[-1])
-        _ = stats["recordsIn"], stats["recordsOut"], stats["recordsRejected"]
-        return stats  # type: ignore[no-any-return]
-    except (IndexError, ValueError, KeyError, TypeError):
-        raise StreamMapError(f"streammap wrote no --stats line for {chunk.describe()}:\n{_tail(stderr_text)}",
-                             0, stderr_text) from None
-
-
-def _read_text(path: str) -> str:
-    with open(path, "rb") as f:
-        return f.read().decode("utf-8", errors="replace")
-
-
-def _tail(text: str) -> str:
-    return text if len(text) <= STDERR_QUOTE_BYTES else "…" + text[-STDERR_QUOTE_BYTES:]
-
-
-def open_local(path: str) -> BinaryIO:
-    """Opens a file on a filesystem every executor mounts (a local path, or a ``file:`` URI)."""
+def local_path(path: str) -> str:
+    """A path on a filesystem every executor mounts, from a local path or a ``file:`` URI."""
     if path.startswith("file://"):
-        path = path[len("file://"):]
-    elif path.startswith("file:"):
-        path = path[len("file:"):]
-    return open(path, "rb")
+        return path[len("file://"):]
+    if path.startswith("file:"):
+        return path[len("file:"):]
+    return path
 
 
 #: The mapping flags ``streammap check`` takes (with a value, and without); the others are run flags.

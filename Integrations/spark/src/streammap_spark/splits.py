@@ -1,34 +1,29 @@
-"""Where each partition's records are, and which line and byte offset a serial run gives them.
+"""Where each task's records are, and which line and byte offset a serial run gives them.
 
 Spark cuts a file into splits at arbitrary byte offsets; streammap numbers records by the line their first byte
-is on and by that byte's offset in the whole file. This module turns byte ranges into *chunks* — the exact bytes
-one streammap process reads — and the numbers that translate the process's own line numbers and offsets
-(counted from the chunk's first byte) into the file's:
+is on and by that byte's offset in the whole file. The tasks need no counting pass before they run:
 
-1. ``plan_splits``: each file in ranges of ``split_bytes`` (the last one shorter).
-2. ``scan_split`` (one Spark task per split): how many LF bytes the range holds and where the first one is.
-   streammap ends a line at LF only (a CR is whitespace before a record, or dropped just before the LF), so LFs
-   are all that counts.
-3. ``plan_chunks`` (on the driver, prefix sums): split 0's chunk starts at byte 0; split k's starts at the first
-   LF at or after its start — the chunk's first line is the tail of the line before it, which holds no record
-   start (Hadoop's rule: a split that does not start the file begins after the first line break at or after its
-   start). A chunk runs through the LF that the next chunk starts at (or to the end of the file), so it reads
-   through the line that crosses its end, however many splits that line spans; a split inside such a line gets
-   an empty chunk.
+1. ``plan_splits`` (on the driver, from the files' sizes alone): each file in ranges of ``split_bytes``.
+2. A task maps its split with ``streammap --byte-range START:END FILE``, which reads the split's *chunk* by
+   Hadoop's rule for line splits: from byte 0 for the first split, else from the first LF at or after START (the
+   chunk's first line is the tail of the line before, which holds no record start), through the first LF at or
+   after END (the line that crosses END is read whole, however many splits it spans; a split inside such a line
+   gets only that LF). streammap ends a line at LF only (a CR is whitespace before a record, or dropped just before
+   the LF), so LFs are all that counts. It reports the chunk it read (``start``, ``end``) and the LFs in it.
+3. ``chunks_from_reports`` (on the driver, after the stage, prefix sums over those reports): a chunk's line base is
+   the number of LFs before its first byte. A reject on the chunk's line ``n`` at the chunk's offset ``o`` is on
+   the file's line ``line_base + n`` at offset ``start + o``.
 
 Every chunk but the first starts with an LF, so a UTF-8 byte order mark at the start of a line in the middle of
 the file is not at the start of streammap's input and is rejected as a serial run rejects it; only the first
-chunk starts where the file does. A record's line in the file is ``chunk.line_base`` + its line in the chunk, and
-its offset ``chunk.start`` + its offset in the chunk. The chunks of a file hold every record exactly once:
-blank lines, CRLF, a lone CR and records longer than a split included.
+chunk starts where the file does. The chunks of a file hold every record exactly once: blank lines, CRLF, a lone
+CR and records longer than a split included.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, Iterator, List, Optional, Sequence, Tuple
-
-LF = 0x0A
+from typing import Dict, List, Sequence, Tuple
 
 
 @dataclass(frozen=True)
@@ -44,7 +39,7 @@ class InputFile:
 
 @dataclass(frozen=True)
 class Split:
-    """The byte range ``[start, end)`` of a file: one task of the counting pass."""
+    """The byte range ``[start, end)`` of a file: one task of the mapping stage."""
 
     file: InputFile
     index: int
@@ -53,17 +48,22 @@ class Split:
 
 
 @dataclass(frozen=True)
-class SplitScan:
-    """What the counting pass finds in one split: the number of LF bytes in its range, and the offset of the first
-    one (None when the range has none)."""
+class ChunkReport:
+    """What a task says about the chunk it mapped (``streammap --byte-range`` with ``--stats``): the bytes
+    ``[start, end)`` it read, the LFs in them, and its counts."""
 
+    chunk: int
+    start: int
+    end: int
     newlines: int
-    first_newline: Optional[int]
+    records_in: int
+    mapped: int
+    rejected: int
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """The bytes ``[start, end)`` of a file that one streammap process reads. ``line_base`` is the number of
+    """The bytes ``[start, end)`` of a file that one streammap process read. ``line_base`` is the number of
     lines before the chunk's first byte: a record on the chunk's line ``n`` is on the file's line
     ``line_base + n``, and a record at the chunk's offset ``o`` is at the file's offset ``start + o``."""
 
@@ -95,66 +95,57 @@ def plan_splits(files: Sequence[InputFile], split_bytes: int) -> List[Split]:
     return splits
 
 
-def read_range(open_file: Callable[[str], BinaryIO], file: InputFile, start: int, end: int,
-               block_bytes: int = 1 << 20) -> Iterator[Tuple[int, bytes]]:
-    """The bytes ``[start, end)`` of ``file`` in blocks of at most ``block_bytes``, each with its offset. A file
-    shorter than planned (changed while being mapped) raises ``IOError`` rather than losing records silently."""
-    with open_file(file.path) as f:
-        f.seek(start)
-        position = start
-        while position < end:
-            block = f.read(min(block_bytes, end - position))
-            if not block:
-                raise IOError(f"{file.name}: ended at byte {position}, expected {file.size} bytes "
-                              "(was it changed while being mapped?)")
-            yield position, block
-            position += len(block)
+def default_split_bytes(total_bytes: int, files: int, max_partition_bytes: int, open_cost_bytes: int,
+                        parallelism: int) -> int:
+    """Spark's own rule for file splits (``FilePartition.maxSplitBytes``): ``maxPartitionBytes``, but no more
+    than the input (each file counted with ``openCostInBytes`` more) spread over ``parallelism`` tasks, and no
+    less than ``openCostInBytes``."""
+    per_task = (total_bytes + files * open_cost_bytes) // max(parallelism, 1)
+    return max(1, min(max_partition_bytes, max(open_cost_bytes, per_task)))
 
 
-def scan_split(open_file: Callable[[str], BinaryIO], split: Split, block_bytes: int = 1 << 20) -> SplitScan:
-    """Counts the LF bytes of ``split``'s range and finds the first one (a counting-pass task)."""
-    newlines = 0
-    first: Optional[int] = None
-    for position, block in read_range(open_file, split.file, split.start, split.end, block_bytes):
-        if first is None:
-            at = block.find(b"\n")
-            if at >= 0:
-                first = position + at
-        newlines += block.count(b"\n")
-    return SplitScan(newlines, first)
-
-
-def plan_chunks(splits: Sequence[Split], scans: Sequence[SplitScan]) -> List[Chunk]:
-    """The chunks of ``splits`` (in order, grouped by file as ``plan_splits`` makes them) from their scans."""
-    if len(splits) != len(scans):
-        raise ValueError("one scan per split")
+def chunks_from_reports(splits: Sequence[Split], reports: Sequence[ChunkReport]) -> List[Chunk]:
+    """The chunks the tasks read, with their line bases: within a file, a chunk's base is the previous chunk's
+    base plus the LFs that chunk read, less the LF the two share (a chunk ends through the LF the next one starts
+    at). ``reports[i]`` is split ``i``'s (``chunk == i``)."""
+    if len(splits) != len(reports) or any(r.chunk != i for i, r in enumerate(reports)):
+        raise ValueError("one report per split, in order")
     chunks: List[Chunk] = []
-    i = 0
-    while i < len(splits):
-        j = i
-        while j < len(splits) and splits[j].file.index == splits[i].file.index:
-            j += 1
-        chunks.extend(_file_chunks(splits[i:j], scans[i:j]))
-        i = j
+    base = 0
+    for i, (split, report) in enumerate(zip(splits, reports)):
+        if i == 0 or splits[i - 1].file.index != split.file.index:
+            base = 0
+        else:
+            previous = reports[i - 1]
+            base += previous.newlines - (1 if previous.end > report.start else 0)
+        chunks.append(Chunk(split.file, split.index, report.start, report.end, base))
     return chunks
 
 
-def _file_chunks(splits: Sequence[Split], scans: Sequence[SplitScan]) -> List[Chunk]:
-    size = splits[0].file.size
-    # starts[k]: where split k's chunk begins — 0 for the first, else the first LF at or after the split's start
-    # (found in a later split when the split has none), or the end of the file when there is none.
-    starts = [size] * len(splits)
-    next_newline = size
-    for k in range(len(splits) - 1, -1, -1):
-        if scans[k].first_newline is not None:
-            next_newline = scans[k].first_newline
-        starts[k] = next_newline
-    starts[0] = 0
-    chunks: List[Chunk] = []
-    lines_before = 0  # LFs before split k's start — also before starts[k], as none lies between them
-    for k, split in enumerate(splits):
-        following = starts[k + 1] if k + 1 < len(splits) else size
-        end = min(following + 1, size)  # through the LF the next chunk starts at
-        chunks.append(Chunk(split.file, split.index, starts[k], max(end, starts[k]), lines_before))
-        lines_before += scans[k].newlines
-    return chunks
+def check_reports(splits: Sequence[Split], reports: Sequence[ChunkReport]) -> None:
+    """Raises ``ValueError`` unless the chunks of each file tile it: the first starts at byte 0, each one starts
+    at the last byte of the one before (the LF they share) or, at the end of the file, where it ends; the last one
+    ends at the file's end; and records in = mapped + rejected."""
+    last: Dict[int, ChunkReport] = {}
+    for split, r in zip(splits, reports):
+        f = split.file
+        previous = last.get(f.index)
+        # After a chunk that ends through an LF before the end, the next one starts at that LF; at the end of the
+        # file, it starts there too, or at that last LF.
+        if previous is None:
+            expected: Tuple[int, ...] = (0,)
+        elif previous.end < f.size:
+            expected = (previous.end - 1,)
+        else:
+            expected = (previous.end, previous.end - 1)
+        if r.start not in expected or r.end < r.start or r.end > f.size:
+            raise ValueError(f"{f.name}: split {split.index} read bytes {r.start}-{r.end}, which does not follow "
+                             f"{'the file start' if previous is None else f'bytes {previous.start}-{previous.end}'}")
+        if r.records_in != r.mapped + r.rejected:
+            raise ValueError(f"{f.name}: split {split.index}: {r.records_in} records in but {r.mapped} mapped and "
+                             f"{r.rejected} rejected")
+        last[f.index] = r
+    for split in splits:
+        r = last[split.file.index]
+        if r.end != split.file.size:
+            raise ValueError(f"{split.file.name}: the chunks end at byte {r.end}, not at {split.file.size}")

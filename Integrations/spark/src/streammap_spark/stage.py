@@ -1,37 +1,45 @@
-"""The Spark stages: a counting pass over splits, then one streammap process per chunk (see ``splits`` and
-``runner``). PySpark's public API only: ``SparkContext.parallelize`` of the planned ranges (one partition each),
-``mapPartitions``, ``SparkContext.addFile``/``SparkFiles.get`` for the binary, DataFrames for the results and
-``DataFrameWriter.text`` for NDJSON part files. Spark schedules, retries and speculates the tasks; every task is a
-pure function of its chunk, so a retried or speculative attempt yields the same records.
+"""The Spark stage: one streammap process per split, run by Spark SQL's script transformation (``TRANSFORM …
+USING``), so that the records go from streammap's standard output into the JVM and on to the writer without
+passing through Python (see ``splits`` and ``runner``). PySpark's public API only: ``SparkSession.range`` for the
+splits (one partition each), ``spark.sql`` for the transformation, ``SparkContext.addFile`` for the binary and
+the spec, DataFrames for the results and ``DataFrameWriter.text`` for NDJSON part files. Spark schedules, retries
+and speculates the tasks; every task is a pure function of its split, so a retried or speculative attempt yields
+the same records.
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
+import json
 import os
 import shutil
-import stat
 import tempfile
+import uuid
 import zipfile
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 
-from pyspark import RDD, SparkFiles, StorageLevel, TaskContext
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, StringType, StructField,
                                StructType)
 
-from .runner import COUNTS, MAPPED, REJECT, MapJob, check_spec, map_chunk, open_local
-from .splits import Chunk, InputFile, Split, SplitScan, plan_chunks, plan_splits, scan_split
+from .runner import (COUNTS_TAG, MARK, REJECT_TAG, MapJob, StreamMapError, check_spec, descriptor, failure_from,
+                     local_path, task_script)
+from .splits import (Chunk, ChunkReport, InputFile, Split, check_reports, chunks_from_reports, default_split_bytes,
+                     plan_splits)
 
 #: Test-only switch (never set it in production): the partition index of the mapping stage whose first attempt
-#: kills its streammap process, to show that Spark's retry gives the same output.
+#: kills its streammap process, to show that Spark's retry gives the same output (local mode only: attempts are
+#: told apart by a marker folder on the driver's machine).
 FAULT_CONF = "spark.streammap.test.killFirstAttemptOfPartition"
 
 #: Flags the stage sets itself (or that make no sense per partition): refused in ``args``.
 RESERVED_FLAGS = ("-o", "--output", "--rejects", "--redact", "--rejects-record-bytes", "--stats", "-q", "--quiet",
-                  "--progress", "--no-progress", "--framing", "-s", "--spec", "--print-spec", "--reverse-spec")
+                  "--progress", "--no-progress", "--framing", "-s", "--spec", "--print-spec", "--reverse-spec",
+                  "--byte-range", "--jobs")
 
 REJECTS_SCHEMA = StructType([
     StructField("file", StringType(), False),
@@ -71,112 +79,164 @@ class Counts:
     total: FileCounts = field(default_factory=FileCounts)
 
 
-#: The mapping stage's output, one row per element a task yields (``runner``'s tags): ``kind`` 0 with ``text`` (a
-#: block of mapped records), 1 with ``reject``, 2 with the chunk's counts.
-STAGE_SCHEMA = StructType([
-    StructField("kind", IntegerType(), False),
-    StructField("chunk", IntegerType(), False),
-    StructField("text", StringType(), True),
-    StructField("reject", REJECTS_SCHEMA, True),
-    StructField("file_index", IntegerType(), True),
-    StructField("records_in", LongType(), True),
-    StructField("mapped", LongType(), True),
-    StructField("rejected", LongType(), True),
+
+#: A line of streammap's ``--rejects`` file (what a task passes on after ``\x01R<chunk>\t``).
+REJECTS_LINE_SCHEMA = StructType([
+    StructField("line", LongType()),
+    StructField("offset", LongType()),
+    StructField("errors", ArrayType(StructType([
+        StructField("code", StringType()),
+        StructField("fatal", BooleanType()),
+        StructField("source", StringType()),
+        StructField("destination", StringType()),
+        StructField("message", StringType()),
+    ]))),
+    StructField("record", StringType()),
+    StructField("recordBytes", LongType()),
+    StructField("truncated", BooleanType()),
 ])
 
+#: Where each chunk's rejects go in the file: its file's name, its line base and its first byte.
+CHUNK_BASES_SCHEMA = StructType([
+    StructField("chunk", IntegerType(), False),
+    StructField("file", StringType(), False),
+    StructField("line_base", LongType(), False),
+    StructField("start", LongType(), False),
+])
 
-def stage_row(t: Tuple[Any, ...]) -> Tuple[Any, ...]:
-    """A task's tagged element as a row of ``STAGE_SCHEMA``."""
-    if t[0] == MAPPED:
-        return (MAPPED, t[1], t[2], None, None, None, None, None)
-    if t[0] == REJECT:
-        return (REJECT, t[1], None, t[2], None, None, None, None)
-    return (COUNTS, t[1], None, None) + tuple(t[2:])
+T = TypeVar("T")
 
 
 class StreamMapResult:
-    """The result of ``map_files``. The mapping stage runs once, at the first of ``counts``, ``records``,
-    ``rejects``, ``write_ndjson`` that needs it; its output is kept (``StorageLevel.MEMORY_AND_DISK``, as a
-    DataFrame, so that what follows runs in the JVM alone) until ``unpersist``."""
+    """The result of ``map_files``. The mapping stage runs once, at the first of ``counts``, ``chunks``,
+    ``records``, ``rejects``, ``write_ndjson`` that needs it; its output is kept (``StorageLevel.MEMORY_AND_DISK``,
+    as a DataFrame) until ``unpersist``, so that the others read it in the JVM instead of mapping again."""
 
-    def __init__(self, files: Sequence[InputFile], chunks: Sequence[Chunk], stage: DataFrame) -> None:
+    def __init__(self, spark: SparkSession, files: Sequence[InputFile], splits: Sequence[Split],
+                 stage: DataFrame) -> None:
+        self._spark = spark
         self.files: Tuple[InputFile, ...] = tuple(files)
-        self.chunks: Tuple[Chunk, ...] = tuple(chunks)
+        self.splits: Tuple[Split, ...] = tuple(splits)
         self._stage = stage
+        self._chunks: Optional[List[Chunk]] = None
         self._counts: Optional[Counts] = None
+
+    @property
+    def chunks(self) -> List[Chunk]:
+        """The chunk each split's task read, with its line base (from the tasks' reports: runs the stage the first
+        time)."""
+        if self._chunks is None:
+            rows = _run(lambda: self._stage.where(F.col("value").startswith(COUNTS_TAG)).collect())
+            reports: Dict[int, ChunkReport] = {}
+            for (value,) in rows:
+                chunk, byte_range, stats = value[len(COUNTS_TAG):].split("\t")
+                r = json.loads(byte_range)["byteRange"]
+                s = json.loads(stats)
+                reports[int(chunk)] = ChunkReport(int(chunk), r["start"], r["end"], r["newlines"], s["recordsIn"],
+                                                  s["recordsOut"], s["recordsRejected"])
+            if sorted(reports) != list(range(len(self.splits))):
+                raise StreamMapError(f"the stage reported {len(reports)} of {len(self.splits)} splits", 0, "")
+            ordered = [reports[i] for i in range(len(self.splits))]
+            try:
+                check_reports(self.splits, ordered)
+            except ValueError as error:
+                raise StreamMapError(f"the stage's chunks do not add up: {error}", 0, "") from None
+            self._reports = ordered
+            self._chunks = chunks_from_reports(self.splits, ordered)
+        return self._chunks
 
     @property
     def counts(self) -> Counts:
         """Records in, mapped and rejected per file and in total (runs the stage the first time)."""
         if self._counts is None:
-            rows = self._stage.where(F.col("kind") == COUNTS) \
-                .select("file_index", "records_in", "mapped", "rejected").collect()
+            _ = self.chunks
             per_index = {f.index: FileCounts() for f in self.files}
-            for file_index, records_in, mapped, rejected in rows:
-                per_index[file_index] += FileCounts(records_in, mapped, rejected)
-            per_file = {f.name: per_index[f.index] for f in self.files}
+            for split, r in zip(self.splits, self._reports):
+                per_index[split.file.index] += FileCounts(r.records_in, r.mapped, r.rejected)
             total = FileCounts()
             for c in per_index.values():
                 total += c
-            self._counts = Counts(per_file, total)
+            self._counts = Counts({f.name: per_index[f.index] for f in self.files}, total)
         return self._counts
 
     @property
     def records(self) -> DataFrame:
         """The mapped records as a DataFrame with one string column, ``value`` (like ``spark.read.text``), in input
-        order (its partitions follow the files and their chunks in order)."""
-        return self._blocks().select(F.explode(F.split("value", "\n")).alias("value"))
+        order (its partitions follow the files and their splits in order)."""
+        return self._stage.where(~F.col("value").startswith(MARK))
 
     @property
-    def record_lines(self) -> "RDD[str]":
-        """The mapped records, one JSON text each, in input order (file by file, as given)."""
+    def record_lines(self) -> "Any":
+        """The mapped records, one JSON text each, in input order (file by file, as given), as an RDD of str."""
         return self.records.rdd.map(lambda row: row[0])
 
     @property
     def rejects(self) -> DataFrame:
         """The rejected records: ``file``, ``line`` (1-based), ``offset`` (of the record's first byte), ``errors``
         (``code``, ``fatal``, ``source`` and ``destination`` as JSON Pointers, ``message``), ``record`` (its text;
-        null with ``redact``), ``record_bytes`` (its length, with ``redact``) and ``truncated``."""
-        return self._stage.where(F.col("kind") == REJECT).select("reject.*")
+        null with ``redact``), ``record_bytes`` (its length, with ``redact``) and ``truncated``. The line bases
+        come from the tasks' reports (a small collect that runs the stage the first time); the rest is a join in
+        the JVM."""
+        bases = self._spark.createDataFrame(
+            [(i, c.file.name, c.line_base, c.start) for i, c in enumerate(self.chunks)], CHUNK_BASES_SCHEMA)
+        raw = self._stage.where(F.col("value").startswith(REJECT_TAG)).select(
+            F.regexp_extract("value", "^.R([0-9]+)\t", 1).cast("int").alias("chunk"),
+            F.from_json(F.expr("substr(value, instr(value, '\\t') + 1)"), REJECTS_LINE_SCHEMA).alias("r"))
+        return raw.join(F.broadcast(bases), "chunk").select(
+            F.col("file"), (F.col("line_base") + F.col("r.line")).alias("line"),
+            (F.col("start") + F.col("r.offset")).alias("offset"),
+            F.col("r.errors").alias("errors"), F.col("r.record").alias("record"),
+            F.col("r.recordBytes").alias("record_bytes"),
+            F.coalesce(F.col("r.truncated"), F.lit(False)).alias("truncated"))
 
     def write_ndjson(self, path: str, mode: str = "errorifexists", compression: Optional[str] = None) -> None:
         """Writes the mapped records as NDJSON part files under ``path`` with Spark's text writer (and its output
         committer): part files in input order, each line a record, the bytes a serial run writes."""
-        writer = self._blocks().write.mode(mode)
+        writer = self.records.write.mode(mode)
         if compression is not None:
             writer = writer.option("compression", compression)
-        writer.text(path)
+        _run(lambda: writer.text(path))
 
     def unpersist(self) -> None:
         """Lets Spark drop the kept output of the mapping stage."""
         self._stage.unpersist()
 
-    def _blocks(self) -> DataFrame:
-        """The mapped records in blocks of whole lines (``value``), as the tasks returned them."""
-        return self._stage.where(F.col("kind") == MAPPED).select(F.col("text").alias("value"))
+
+def _run(action: Callable[[], T]) -> T:
+    """Runs a Spark action; a task that failed because streammap did raises ``StreamMapError`` (status and
+    standard error), chained to Spark's exception."""
+    try:
+        return action()
+    except StreamMapError:
+        raise
+    except Exception as error:  # noqa: BLE001 - Py4J and Spark exceptions alike
+        failure = failure_from(str(error))
+        if failure is None:
+            raise
+        raise failure from error
 
 
 def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optional[str] = None, *,
               args: Sequence[str] = (), binary: Optional[str] = None, split_bytes: Optional[int] = None,
-              redact: bool = False, rejects_record_bytes: Optional[int] = None,
-              open_file: Callable[[str], BinaryIO] = open_local) -> StreamMapResult:
+              redact: bool = False, rejects_record_bytes: Optional[int] = None) -> StreamMapResult:
     """Maps NDJSON files with streammap on Spark, every record accounted for.
 
     ``paths``: input files, on a filesystem every executor sees under the same path (local, NFS, a mounted
-    bucket…), or ``file:`` URIs; rejects and counts name them as given. ``spec``: a spec file on the driver (its
-    text goes to the tasks); ``args``: mapping flags as for the CLI (``--field``, ``--require``, ``--type``,
-    ``--default``, ``--key-style``, ``--keep-unmapped``, ``--reverse``, ``--engine``, ``--on-error``,
-    ``--max-rejects``…; not the ones the stage sets: see ``RESERVED_FLAGS``). ``binary``: the portable streammap
-    (``scripts/build-portable.sh``), default ``$STREAMMAP_BINARY`` or ``streammap`` on ``PATH``; shipped to the
-    executors with ``SparkContext.addFile``. ``split_bytes``: bytes per split, default
-    ``spark.sql.files.maxPartitionBytes``. ``redact``, ``rejects_record_bytes``: as ``--redact`` and
-    ``--rejects-record-bytes``. ``open_file``: opens a path for reading bytes on an executor.
+    bucket…), or ``file:`` URIs; rejects and counts name them as given. ``spec``: a spec file on the driver
+    (shipped to the executors with ``SparkContext.addFile``); ``args``: mapping flags as for the CLI (``--field``,
+    ``--require``, ``--type``, ``--default``, ``--key-style``, ``--keep-unmapped``, ``--reverse``, ``--engine``,
+    ``--on-error``, ``--max-rejects``…; not the ones the stage sets: see ``RESERVED_FLAGS``). ``binary``: the
+    portable streammap (``scripts/build-portable.sh``), default ``$STREAMMAP_BINARY`` or ``streammap`` on ``PATH``;
+    shipped with ``SparkContext.addFile``. ``split_bytes``: bytes per split (one task each); default Spark's own
+    rule for files: ``spark.sql.files.maxPartitionBytes``, but no more than the input spread over the default
+    parallelism (and no less than ``spark.sql.files.openCostInBytes``). ``redact``, ``rejects_record_bytes``: as
+    ``--redact`` and ``--rejects-record-bytes``.
 
     Checks the spec on the driver first (``streammap check``: a bad spec raises ``StreamMapError`` before any
-    task runs), runs the counting pass (one task per split), and returns a ``StreamMapResult`` whose mapping stage
-    runs one streammap process per chunk. A task whose streammap exits 0 or 1 succeeds; any other status or a
-    signal fails it with streammap's standard error in the exception (so ``--on-error fail`` and
-    ``--max-rejects`` fail the job).
+    task runs) and returns a ``StreamMapResult`` whose mapping stage runs one streammap process per split
+    (``streammap --byte-range``). A task whose streammap exits 0 or 1 succeeds; any other status or a signal fails
+    it with streammap's standard error in the exception (so ``--on-error fail`` and ``--max-rejects`` fail the job:
+    ``StreamMapError`` on the driver).
     """
     names = [paths] if isinstance(paths, str) else list(paths)
     if not names:
@@ -186,39 +246,40 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
             raise ValueError(f"{a}: the Spark stage sets this itself (see map_files' parameters)")
     binary = resolve_binary(binary)
     check_spec(binary, spec, args)
-    spec_text = None
-    if spec is not None:
-        with open(spec, "r", encoding="utf-8") as f:
-            spec_text = f.read()
 
     sc = spark.sparkContext
-    if split_bytes is None:
-        split_bytes = _bytes_conf(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m") or "128m")
-    _ship_package(sc)
     files = [InputFile(i, name, _task_path(name), _size(name)) for i, name in enumerate(names)]
+    if split_bytes is None:
+        split_bytes = default_split_bytes(
+            sum(f.size for f in files), len(files),
+            _bytes_conf(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m") or "128m"),
+            _bytes_conf(spark.conf.get("spark.sql.files.openCostInBytes", "4m") or "4m"),
+            int(spark.conf.get("spark.sql.leafNodeDefaultParallelism", None) or sc.defaultParallelism))
     splits = plan_splits(files, split_bytes)
-    scans: List[SplitScan] = sc.parallelize(splits, len(splits)) \
-        .map(lambda s: scan_split(open_file, s)).collect()
-    chunks = plan_chunks(splits, scans)
+    _ship_package(sc)
 
-    shipped = _ship(sc, binary)
-    job = MapJob(binary="", spec_text=spec_text, args=tuple(args), redact=redact,
-                 rejects_record_bytes=rejects_record_bytes)
     fault_conf = spark.conf.get(FAULT_CONF, None)
-    fault_partition = int(fault_conf) if fault_conf is not None else None
+    fault_folder = None
+    if fault_conf is not None:
+        fault_folder = tempfile.mkdtemp(prefix="streammap-spark-fault-")
+        atexit.register(shutil.rmtree, fault_folder, True)
+    job = MapJob(binary="./" + _ship(sc, binary), spec=None if spec is None else "./" + _ship_spec(sc, spec),
+                 args=tuple(args), redact=redact, rejects_record_bytes=rejects_record_bytes,
+                 fault_chunk=int(fault_conf) if fault_conf is not None else None, fault_folder=fault_folder)
 
-    def run(index: int, items: Iterable[Tuple[int, Chunk]]) -> Iterator[Tuple[Any, ...]]:
-        local = _executable(SparkFiles.get(shipped))
-        task_job = MapJob(local, job.spec_text, job.args, job.redact, job.rejects_record_bytes)
-        context = TaskContext.get()
-        kill = fault_partition == index and context is not None and context.attemptNumber() == 0
-        for chunk_id, chunk in items:
-            yield from map_chunk(task_job, chunk_id, chunk, open_file, kill_at_start=kill)
-
-    tagged = sc.parallelize(list(enumerate(chunks)), max(len(chunks), 1)) \
-        .mapPartitionsWithIndex(run, preservesPartitioning=True).map(stage_row)
-    stage = spark.createDataFrame(tagged, STAGE_SCHEMA, verifySchema=False).persist(StorageLevel.MEMORY_AND_DISK)
-    return StreamMapResult(files, chunks, stage)
+    # One partition per split (range() puts id i alone in partition i), its descriptor picked from a literal array.
+    descriptors = F.array(*[F.lit(descriptor(i, s.start, s.end, s.file.path)) for i, s in enumerate(splits)])
+    table = spark.range(0, len(splits), 1, len(splits)).select(descriptors[F.col("id").cast("int")].alias("split"))
+    view = f"streammap_splits_{uuid.uuid4().hex}"
+    table.createOrReplaceTempView(view)
+    try:
+        # The output's field delimiter is one that no line can hold (\x02: raw in no JSON text), so that every
+        # line is one value, whole (the default, a tab, would cut the tagged lines).
+        stage = spark.sql(f"SELECT TRANSFORM(split) USING {_sql_string(task_script(job))} AS (value STRING) "
+                          f"ROW FORMAT DELIMITED FIELDS TERMINATED BY '\\u0002' FROM {view}")
+    finally:
+        spark.catalog.dropTempView(view)
+    return StreamMapResult(spark, files, splits, stage.persist(StorageLevel.MEMORY_AND_DISK))
 
 
 def resolve_binary(binary: Optional[str]) -> str:
@@ -230,18 +291,32 @@ def resolve_binary(binary: Optional[str]) -> str:
     return os.path.abspath(candidate)
 
 
-def _ship(sc: Any, binary: str) -> str:
-    """Adds the binary to the files Spark copies to executors (once per context); returns its name there."""
-    name = os.path.basename(binary)
-    listed = [os.path.basename(u) for u in sc.listFiles]
-    if name not in listed:
-        sc.addFile(binary)
+def _ship(sc: Any, path: str) -> str:
+    """Adds a file to the ones Spark copies to executors (once per context); returns its name there."""
+    name = os.path.basename(path)
+    if name not in [os.path.basename(u) for u in sc.listFiles]:
+        sc.addFile(path)
+    return name
+
+
+def _ship_spec(sc: Any, spec: str) -> str:
+    """Ships the spec's text under a name made of its hash (``streammap-spec-<sha256>.json``): a changed spec is
+    a new file, and the same spec twice is shipped once."""
+    with open(spec, "rb") as f:
+        text = f.read()
+    name = f"streammap-spec-{hashlib.sha256(text).hexdigest()[:32]}.json"
+    if name not in [os.path.basename(u) for u in sc.listFiles]:
+        folder = tempfile.mkdtemp(prefix="streammap-spark-package-")
+        atexit.register(shutil.rmtree, folder, True)  # executors fetch it while the context lives
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(text)
+        sc.addFile(os.path.join(folder, name))
     return name
 
 
 def _ship_package(sc: Any) -> None:
     """Makes this package importable on executors (``SparkContext.addPyFile`` of a zip of it, once per context),
-    so that tasks need nothing but PySpark installed."""
+    for ``record_lines`` and users' own Python tasks."""
     name = "streammap_spark.zip"
     if any(os.path.basename(u) == name for u in sc.listFiles):
         return
@@ -256,21 +331,22 @@ def _ship_package(sc: Any) -> None:
     sc.addPyFile(archive)
 
 
-def _executable(path: str) -> str:
-    mode = os.stat(path).st_mode
-    if not mode & stat.S_IXUSR:
-        os.chmod(path, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
+def _sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _task_path(name: str) -> str:
-    """Where tasks open ``name``: a relative local path made absolute (executors run in other folders)."""
-    return name if ":" in name.split("/", 1)[0] else os.path.abspath(name)
+    """Where tasks open ``name``: a ``file:`` URI as a path, a relative path made absolute (executors run in other
+    folders)."""
+    path = local_path(name)
+    if ":" in path.split("/", 1)[0]:
+        raise ValueError(f"{name}: only local paths and file: URIs (a filesystem every executor mounts)")
+    return os.path.abspath(path)
 
 
 def _size(path: str) -> int:
-    with open_local(path) as f:
-        return f.seek(0, os.SEEK_END)
+    return os.stat(local_path(path)).st_size
 
 
 def _bytes_conf(value: str) -> int:
