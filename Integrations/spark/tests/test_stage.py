@@ -105,11 +105,21 @@ def test_stage_equals_serial_run(spark: Any, binary: str, corpus: List[str], exp
 def test_write_ndjson_writes_the_serial_bytes(spark: Any, binary: str, corpus: List[str], expected: Any,
                                                tmp_path: Path) -> None:
     result = map_files(spark, corpus, str(TWEETS_SPEC), binary=binary, split_bytes=SPLIT_BYTES)
-    result.write_ndjson(str(tmp_path / "out"))
+    sc = spark.sparkContext
+    sc.setJobGroup("write", "write_ndjson, then the counts")
+    try:
+        result.write_ndjson(str(tmp_path / "out"))
+        jobs = len(sc.statusTracker().getJobIdsForGroup("write"))
+        counts = result.counts
+        assert len(sc.statusTracker().getJobIdsForGroup("write")) == jobs  # the counts came back with the write
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
     parts = sorted((tmp_path / "out").glob("part-*"))
     assert len(parts) > 3
     assert b"".join(p.read_bytes() for p in parts) == expected[0]
-    result.unpersist()
+    stats = expected[2]
+    assert (counts.total.records_in, counts.total.mapped, counts.total.rejected) == \
+        (stats["recordsIn"], stats["recordsOut"], stats["recordsRejected"])
 
 
 def test_a_failed_first_attempt_is_retried_to_the_same_output(spark: Any, binary: str, corpus: List[str],

@@ -55,6 +55,8 @@ class MapJob:
     rejects_record_bytes: Optional[int] = None
     fault_chunk: Optional[int] = None
     fault_folder: Optional[str] = None
+    #: False: the mapped records are thrown away (``-o /dev/null``): a pass for the counts or the rejects alone.
+    records: bool = True
 
     def command(self) -> List[str]:
         """streammap's arguments before ``--byte-range`` (the script adds the range, the rejects file and the
@@ -66,6 +68,8 @@ class MapJob:
             cmd += ["--rejects-record-bytes", str(self.rejects_record_bytes)]
         if self.spec is not None:
             cmd += ["--spec", self.spec]
+        if not self.records:
+            cmd += ["-o", "/dev/null"]
         return cmd + list(self.args)
 
 
