@@ -70,6 +70,20 @@ struct ByteRangeCLITests {
         }
     }
 
+    @Test func withJobsARangeMapsTheSameRecords() throws {
+        let dir = try CLI.temporaryDirectory()
+        let file = dir.appendingPathComponent("in.ndjson").path
+        try Data(Self.input).write(to: URL(fileURLWithPath: file))
+        let spec = try CLI.temporaryFile(Self.spec)
+        for range in ["0:20", "20:75", "75:\(Self.input.count)"] {
+            let one = try Self.run(["--byte-range", range], file: file, spec: spec, dir: dir)
+            let jobs = try Self.run(["--jobs", "2", "--batch-bytes", "8", "--byte-range", range], file: file, spec: spec, dir: dir)
+            #expect(jobs.stdout == one.stdout)
+            #expect((jobs.start, jobs.end, jobs.newlines) == (one.start, one.end, one.newlines))
+            #expect(jobs.rejects.count == one.rejects.count)
+        }
+    }
+
     @Test func aSplitInsideOneLongLineReadsItsLineFeedAlone() throws {
         let file = try CLI.temporaryFile("{\"id\":1,\"x\":\"0123456789\"}\n{\"id\":2}\n", name: "in.ndjson")
         let r = try CLI.run(["--stats", "--byte-range", "5:10", file])
