@@ -299,17 +299,18 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
     _check_once(binary, spec, tuple(args))
 
     sc = spark.sparkContext
-    conf = dict(spark.conf.getAll)  # one call (a missing key asked for alone costs a JVM exception)
     files = [InputFile(i, name, _task_path(name), _size(name)) for i, name in enumerate(names)]
     if split_bytes is None:
+        # Each with a default of its type: a missing key asked for without one costs a JVM exception (~40 ms).
         split_bytes = default_split_bytes(
             sum(f.size for f in files), len(files),
-            _bytes_conf(conf.get("spark.sql.files.maxPartitionBytes") or "128m"),
-            _bytes_conf(conf.get("spark.sql.files.openCostInBytes") or "4m"),
-            int(conf.get("spark.sql.leafNodeDefaultParallelism") or sc.defaultParallelism))
+            _bytes_conf(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m") or "128m"),
+            _bytes_conf(spark.conf.get("spark.sql.files.openCostInBytes", "4m") or "4m"),
+            int(spark.conf.get("spark.sql.leafNodeDefaultParallelism", str(sc.defaultParallelism))
+                or sc.defaultParallelism))
     splits = plan_splits(files, split_bytes)
 
-    fault_conf = conf.get(FAULT_CONF)
+    fault_conf = spark.conf.get(FAULT_CONF, "") or None
     fault_folder = None
     if fault_conf is not None:
         fault_folder = tempfile.mkdtemp(prefix="streammap-spark-fault-")
