@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The streammap stage on Spark against Spark's own ways of doing the tweet mapping (Benchmarks/specs/tweets.spec.json).
 
-    .build/spark-venv/bin/python Benchmarks/spark_stage.py [--size-mb 60] [--rounds 3] [--warmup 2]
+    .build/spark-venv/bin/python Benchmarks/spark_stage.py [--size-mb 60] [--rounds 3] [--warmup 5]
         [--split-mb 0,8] [--floors] [--streammap .build/portable/release/streammap]
         [--out Benchmarks/results/spark.json]
 
@@ -231,7 +231,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=float, default=60)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--warmup", type=int, default=2, help="untimed rounds first (default 2)")
+    ap.add_argument("--warmup", type=int, default=5, help="untimed rounds first (default 5: Spark's JSON reader is "
+                    "JIT-compiled Java and keeps getting faster for a while)")
     ap.add_argument("--split-mb", default="0,8",
                     help="split sizes to run, one session each (0: Spark's default; default 0,8)")
     ap.add_argument("--floors", action="store_true",

@@ -22,6 +22,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar, Union
 
+from pyspark import RDD
 from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, StringType, StructField,
@@ -154,7 +155,7 @@ class StreamMapResult:
         return self._stage.where(~F.col("value").startswith(MARK))
 
     @property
-    def record_lines(self) -> "Any":
+    def record_lines(self) -> "RDD[str]":
         """The mapped records, one JSON text each, in input order (file by file, as given), as an RDD of str."""
         return self.records.rdd.map(lambda row: row[0])
 
