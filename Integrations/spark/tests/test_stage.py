@@ -178,3 +178,15 @@ def test_redacted_rejects_carry_lengths_not_text(spark: Any, binary: str, tmp_pa
 def test_reserved_flags_are_refused(spark: Any, binary: str, corpus: List[str]) -> None:
     with pytest.raises(ValueError, match="--rejects"):
         map_files(spark, corpus, None, args=["--rejects=x"], binary=binary)
+
+
+def test_a_path_with_spaces_quotes_and_a_dollar_brace_is_mapped_and_named(spark: Any, binary: str,
+                                                                         tmp_path: Path) -> None:
+    folder = tmp_path / "a ${x} 'q' \"d\""
+    folder.mkdir()
+    data = folder / "in put.ndjson"
+    data.write_bytes(b'{"id":1}\n{"id":"two"}\n{"id":3}\n')
+    result = map_files(spark, [str(data)], None, args=["--type", "id=integer"], binary=binary, split_bytes=10)
+    assert [r["value"] for r in result.records.collect()] == ['{"id":1}', '{"id":3}']
+    [row] = result.rejects.collect()
+    assert (row["file"], row["line"], row["offset"]) == (str(data), 2, 9)

@@ -247,7 +247,7 @@ def _transform(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Spl
     array). The output's field delimiter is one that no line holds (\x02: raw in no JSON text), so that every
     line is one value, whole (the default, a tab, would cut the tagged lines)."""
     n = len(splits)
-    descriptors = ", ".join(_sql_string(descriptor(i, s.start, s.end, s.file.path)) for i, s in splits)
+    descriptors = ", ".join(_sql_value(descriptor(i, s.start, s.end, s.file.path)) for i, s in splits)
     return spark.sql(f"SELECT TRANSFORM(split) USING {_sql_string(task_script(job))} AS (value STRING) "
                      f"ROW FORMAT DELIMITED FIELDS TERMINATED BY '\\u0002' "
                      f"FROM (SELECT element_at(array({descriptors}), CAST(id AS INT) + 1) AS split "
@@ -406,6 +406,17 @@ def _ship_package(sc: Any, shipped: Set[str]) -> None:
 def _sql_string(text: str) -> str:
     """``text`` as a Spark SQL string literal."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _sql_value(text: str) -> str:
+    """``text`` as a Spark SQL string expression that survives the variable substitution Spark SQL applies to a
+    query's text (``spark.sql.variable.substitute``: ``${…}`` is replaced, inside literals too): a path holding
+    ``${`` is cut between ``$`` and ``{`` into a ``concat`` of literals."""
+    if "${" not in text:
+        return _sql_string(text)
+    pieces = text.split("${")
+    return "concat(" + ", ".join(_sql_string(("{" if i else "") + p + ("$" if i < len(pieces) - 1 else ""))
+                                 for i, p in enumerate(pieces)) + ")"
 
 
 def _task_path(name: str) -> str:
