@@ -180,3 +180,8 @@ def test_run_flags_are_checked_on_the_driver_too(binary: str) -> None:
 def test_a_path_with_a_line_break_is_refused() -> None:
     with pytest.raises(ValueError, match="tab or a line break"):
         descriptor(0, 0, 1, "a\nb")
+
+
+def test_a_flag_holding_a_dollar_brace_is_refused() -> None:
+    with pytest.raises(ValueError, match="substitute"):
+        task_script(MapJob("./streammap", None, ("--default", 'x="${y}"')))

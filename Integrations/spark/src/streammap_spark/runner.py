@@ -101,8 +101,10 @@ sed "s/^/$tag$chunk$tab/" "$d/rejects" || exit 70
 {{ IFS= read -r byterange; IFS= read -r stats; }} < <(tail -n 2 "$d/stderr")
 printf '\\001C%s\\t%s\\t%s\\n' "$chunk" "$byterange" "$stats"
 """
-    # Spark SQL substitutes ${...} in a query's text (spark.sql.variable.substitute): the script has none.
-    assert "${" not in script
+    # Spark SQL substitutes ${...} in a query's text (spark.sql.variable.substitute), string literals included: the
+    # script has none of its own; a flag holding one cannot be passed.
+    if "${" in script:
+        raise ValueError("a mapping flag holding '${' cannot be passed to the tasks (Spark SQL would substitute it)")
     return script
 
 
