@@ -41,7 +41,7 @@ FAULT_CONF = "spark.streammap.test.killFirstAttemptOfPartition"
 #: Flags the stage sets itself (or that make no sense per partition): refused in ``args``.
 RESERVED_FLAGS = ("-o", "--output", "--rejects", "--redact", "--rejects-record-bytes", "--stats", "-q", "--quiet",
                   "--progress", "--no-progress", "--framing", "-s", "--spec", "--print-spec", "--reverse-spec",
-                  "--byte-range", "--jobs")
+                  "--byte-range")
 
 REJECTS_SCHEMA = StructType([
     StructField("file", StringType(), False),
