@@ -9,6 +9,8 @@ struct InputFile {
     let fd: Int32
     /// Name in messages: the path as given, or `<stdin>`.
     let name: String
+    /// With `--byte-range`: the part of the file that is read (nil: all of it).
+    var window: ByteRangeWindow? = nil
 
     /// How many bytes one read asks for (256 KiB).
     static let readBytes = 1 << 18
@@ -32,6 +34,7 @@ struct InputFile {
     /// Reads into `buffer`; retries on EINTR unless `interrupted()` says to stop (then returns nil with errno
     /// EINTR). Returns the count (0 at the end) or nil on error (errno set).
     func read(into buffer: UnsafeMutableRawBufferPointer, interrupted: () -> Bool) -> Int? {
+        if let window { return window.read(fd, into: buffer, interrupted: interrupted) }
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }

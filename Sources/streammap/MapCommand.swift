@@ -89,6 +89,10 @@ struct MapCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "No per-record messages on standard error (the exit status and --stats still tell).")
     var quiet = false
 
+    @Option(help: ArgumentHelp("Map only the NDJSON lines of bytes START..END of the one input FILE, split as Hadoop splits text (from the first LF at or after START, or byte 0, through the LF ending the line that crosses END); lines and offsets count from that first byte; with --stats, a line {\"byteRange\":{\"start\",\"end\",\"newlines\"}} before the summary. For running on Spark (Integrations/spark).",
+                               valueName: "start:end"))
+    var byteRange: ByteRange?
+
     @Argument(help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"),
               completion: .file(extensions: ["ndjson", "jsonl", "json"]))
     var inputs: [String] = []
@@ -100,6 +104,10 @@ struct MapCommand: ParsableCommand {
         if rejects == nil && redact { throw ValidationError("--redact needs --rejects FILE") }
         if output == "-" || rejects == "-" {
             throw ValidationError("'-' is not an output file (standard output is the default for records; rejects need a file)")
+        }
+        if byteRange != nil {
+            if inputs.count != 1 || inputs[0] == "-" { throw ValidationError("--byte-range needs exactly one input FILE (not standard input)") }
+            if framing != .auto && framing != .ndjson { throw ValidationError("--byte-range splits NDJSON only (not --framing \(framing.rawValue))") }
         }
     }
 
@@ -152,8 +160,18 @@ struct MapCommand: ParsableCommand {
             console.error("reading records from the terminal (end with Ctrl-D; 'streammap --help' for usage)")
         }
 
+        var window: ByteRangeWindow?
+        if let byteRange {
+            switch ByteRangeWindow.open(paths[0], byteRange) {
+            case .success(let w): window = w
+            case .failure(let e):
+                console.error(e.message)
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+        }
+
         var settings = RunSettings()
-        settings.pipeline.framing = framing
+        settings.pipeline.framing = byteRange != nil ? .ndjson : framing
         settings.pipeline.jobs = jobs.resolved
         settings.pipeline.batchBytes = batchBytes
         settings.onError = onError
@@ -178,10 +196,12 @@ struct MapCommand: ParsableCommand {
         }
         var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: RecordOutput(file: out),
                          rejects: rejectsFile, console: console)
+        run.window = window
         run.output.stats.collectsPaths = stats
         if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
         let status = run.run(inputs: paths)
         let result = (status: status, stats: run.stats, signal: run.interruptingSignal)
+        if stats, let window { console.line(window.statsLine) }
         if stats { console.line(result.stats.summary(exitStatus: result.status, interruptedBy: result.signal)) }
         if result.status != 0 { throw ExitCode(result.status) }
     }

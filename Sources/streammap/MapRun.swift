@@ -133,6 +133,8 @@ struct MapRun {
     let output: CommandOutput
     var pipeline: RecordPipeline
     private(set) var inputFailed = false
+    /// With `--byte-range`: the part of its file that is read.
+    var window: ByteRangeWindow?
 
     init(engine: any RecordEngine, makeEngine: (@Sendable () -> any RecordEngine)?, settings: RunSettings, file: RecordOutput,
          rejects: RejectsFile?, console: Console) {
@@ -185,9 +187,11 @@ struct MapRun {
 
     private mutating func process(_ path: String) {
         let console = output.console
-        let input: InputFile
+        var input: InputFile
         switch InputFile.open(path) {
-        case .success(let f): input = f
+        case .success(let f):
+            input = f
+            if let window, window.path == path { input.window = window }
         case .failure(let e):
             pipeline.drain()  // the records before it first; and a stop there means this input is never reached
             guard output.stop == nil else { return }
