@@ -78,6 +78,9 @@ enum CLI {
         let out = output.fileHandleForReading.readDataToEndOfFile()
         errBox.done.wait()
         process.waitUntilExit()
+        // The pipes' descriptors go now, not when the last reference to them does.
+        try? output.fileHandleForReading.close()
+        try? error.fileHandleForReading.close()
         return CLIResult(stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errBox.data, as: UTF8.self),
                          status: process.terminationStatus)
     }
@@ -89,10 +92,12 @@ enum CLI {
 
     /// Kills `process` (SIGKILL, by its id) if it is still running after `seconds`, so that a test of a process
     /// that should have stopped fails instead of hanging. Cancel it once the process is done.
+    /// (The queue keeps a cancelled item until its time comes: it holds the process only weakly, so that the
+    /// process and its pipes' descriptors are not kept for that long — hundreds of quick runs would pile them up.)
     static func watchdog(_ process: Process, seconds: Double = 20) -> DispatchWorkItem {
         let pid = process.processIdentifier
-        let item = DispatchWorkItem {
-            if process.isRunning { kill(pid, SIGKILL) }
+        let item = DispatchWorkItem { [weak process] in
+            if process?.isRunning == true { kill(pid, SIGKILL) }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
         return item
