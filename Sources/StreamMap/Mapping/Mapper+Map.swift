@@ -190,10 +190,7 @@ extension ObjectMapping {
             }
             if let style {
                 if let first = firstKeyOfName[ByteKey(outKey)] {
-                    var e = KeyRenaming.collisionError(first, key, name: outKey, style: style)
-                    e.sourcePath = [.key(key)]
-                    e.destinationPath = [.key(outKey)]
-                    errors.append(collisions == .warn ? e.nonFatal : e)
+                    errors.append(Self.passThroughCollision(first, key, name: outKey, style: style, collisions: collisions))
                     if collisions == .fail { continue }
                 } else {
                     firstKeyOfName[ByteKey(outKey)] = key
@@ -209,6 +206,15 @@ extension ObjectMapping {
             if let out { passed[outKey] = out }
         }
         for (k, v) in passed { _ = builder.insert(v, at: .literal(k)) }
+    }
+
+    /// Two passed-through keys that `style` gives one name: the error (or under `.warn` the warning) at the later
+    /// key, naming both (the tree's `passThrough` and the stream engine's `PassThroughMembers` report it alike).
+    static func passThroughCollision(_ first: String, _ key: String, name: String, style: KeyStyle, collisions: KeyCollisions) -> MapError {
+        var e = KeyRenaming.collisionError(first, key, name: name, style: style)
+        e.sourcePath = [.key(key)]
+        e.destinationPath = [.key(name)]
+        return collisions == .warn ? e.nonFatal : e
     }
 
     /// `key "thisKey" is left out: a field writes "thisKey"` (a warning at the input key).

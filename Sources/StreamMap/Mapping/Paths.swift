@@ -97,15 +97,9 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
         steps = parts
     }
 
-    /// Whether one path's steps start with the other's, comparing keys by bytes.
-    static func overlaps(_ a: [String], _ b: [String]) -> Bool {
-        let n = min(a.count, b.count)
-        for i in 0..<n where !bytesEqual(a[i], b[i]) { return false }
-        return true
-    }
-
-    /// For each path, in order, the first earlier path that it overlaps (`overlaps`), or nil: in time linear in
-    /// the number of steps (comparing every pair made a spec of 16 000 fields take over a minute to start).
+    /// For each path, in order, the first earlier path that it overlaps — one path's steps start with the other's,
+    /// keys compared by bytes — or nil: in time linear in the number of steps (comparing every pair made a spec of
+    /// 16 000 fields take over a minute to start).
     static func earlierOverlaps(_ paths: [[String]]) -> [Int?] {
         // A trie of the paths' steps. Per node: the first path ending there, and the first ending there or below.
         var children: [[ByteKey: Int]] = [[:]]

@@ -174,6 +174,8 @@ struct FieldTable {
 
     var entries: [Entry] = []
     var isList = false
+    /// The first entry of each source (`index(of:)` without a scan per flag).
+    private var firstOfSource: [String: Int] = [:]
 
     init(_ fields: JSONValue?) {
         switch fields {
@@ -188,6 +190,7 @@ struct FieldTable {
         default:
             break
         }
+        for (i, e) in entries.enumerated() where firstOfSource[e.source] == nil { firstOfSource[e.source] = i }
     }
 
     /// `"dst"` → `{"to": "dst"}` (both required plain fields); `[MAPPER, "dst"]` → `{"to": "dst", "via": MAPPER}`
@@ -201,12 +204,13 @@ struct FieldTable {
         }
     }
 
-    func index(of source: String) -> Int? { entries.firstIndex { $0.source == source } }
+    func index(of source: String) -> Int? { firstOfSource[source] }
 
     mutating func append(_ source: String, _ field: JSONObject, addedByFlag: Bool) -> Int {
         var f = field
         if isList { f = JSONObject([("from", .string(source))] + f.entries.map { ($0.key, $0.value) }) }
         entries.append(Entry(source: source, field: f, original: .object(f), touched: true))
+        if firstOfSource[source] == nil { firstOfSource[source] = entries.count - 1 }
         return entries.count - 1
     }
 

@@ -191,10 +191,8 @@ struct PassThroughMembers {
                 if firstKeyOfName[n].stamp == stamp {
                     // An earlier key of this object has the same output name (members are distinct keys).
                     let first = names[Int(firstKeyOfName[n].key)], name = names[Int(m.key)]
-                    var e = KeyRenaming.collisionError(first.input, name.input, name: name.output, style: style)
-                    e.sourcePath = [.key(name.input)]
-                    e.destinationPath = [.key(name.output)]
-                    errors.append(collisions == .warn ? e.nonFatal : e)
+                    errors.append(ObjectMapping.passThroughCollision(first.input, name.input, name: name.output, style: style,
+                                                                     collisions: collisions))
                     if collisions == .fail { continue }
                 } else {
                     firstKeyOfName[n] = (stamp, m.key)

@@ -245,9 +245,9 @@ struct KeyRenaming {
         var object = JSONObject()
         /// Per entry of `object`, the input key that named it (for collision messages).
         var sourceKeys: [String] = []
-        /// The member being mapped: its output and input keys (nil in arrays, and for a member that collided
-        /// under `fail`: it is not written).
-        var pending: (name: String, key: String)?
+        /// The member being mapped: its output and input keys, and whether the name is new in the object (nil in
+        /// arrays, and for a member that collided under `fail`: it is not written).
+        var pending: (name: String, key: String, isNew: Bool)?
         /// How the parent reached this container: its key (input and output) or index.
         let step: (source: PathComponent, destination: PathComponent)?
 
@@ -298,9 +298,9 @@ struct KeyRenaming {
                 if let p = stack[i].object.position(of: name) {
                     let error = Self.collisionError(stack[i].sourceKeys[p], entry.key, name: name, style: style)
                     errors.append(located(error, step: step, in: stack))
-                    stack[i].pending = collisions == .warn ? (name, entry.key) : nil
+                    stack[i].pending = collisions == .warn ? (name, entry.key, false) : nil
                 } else {
-                    stack[i].pending = (name, entry.key)
+                    stack[i].pending = (name, entry.key, true)
                 }
             default:
                 preconditionFailure("frames hold containers only")
@@ -322,9 +322,9 @@ struct KeyRenaming {
     private func place(_ child: JSONValue, in frame: inout Frame) {
         if case .array = frame.source {
             frame.array.append(child)
-        } else if let (name, key) = frame.pending {
+        } else if let (name, key, isNew) = frame.pending {
             frame.pending = nil
-            if frame.object.position(of: name) == nil { frame.sourceKeys.append(key) }
+            if isNew { frame.sourceKeys.append(key) }
             frame.object[name] = child
         }
     }
