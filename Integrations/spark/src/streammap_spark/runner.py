@@ -75,18 +75,24 @@ class MapJob:
 
 def task_script(job: MapJob) -> str:
     """The bash script a task runs (see the module's docstring)."""
-    fault = ""
+    fault_decide = fault = ""
     if job.fault_chunk is not None and job.fault_folder is not None:
-        # The first attempt (mkdir succeeds once) kills streammap as a crashing executor would.
-        fault = (f'[ "$chunk" = {job.fault_chunk} ] && mkdir {shlex.quote(job.fault_folder)}/chunk-$chunk '
-                 '2>/dev/null && kill -9 $pid\n')
+        # The first attempt (mkdir succeeds once) kills streammap as a crashing executor would. The process stops
+        # itself before it execs streammap, so SIGKILL always finds it alive: killing a streammap that may already
+        # have finished a small split would race (and a finished one exits 0).
+        fault_decide = (f'fault=0; [ "$chunk" = {job.fault_chunk} ] && mkdir {shlex.quote(job.fault_folder)}/chunk-$chunk '
+                        '2>/dev/null && fault=1\n')
+        fault = '[ $fault = 1 ] && kill -9 $pid\n'
+    run = f'{shlex.join(job.command())} --rejects "$d/rejects" --byte-range "$range" -- "$path"'
+    # With a fault planned, a group that execs streammap (so $pid stays streammap's, as without one).
+    launch = f'{{ [ $fault = 1 ] && kill -STOP $BASHPID; exec {run}; }}' if fault else run
     binary = shlex.quote(job.binary)
     script = f"""IFS=$'\\t' read -r chunk range path || {{ echo "streammap_spark: no split on standard input" >&2; exit 70; }}
 tmp=$TMPDIR; [ -n "$tmp" ] || tmp=/tmp
 d=$(mktemp -d "$tmp/streammap-spark-XXXXXX") || exit 70
 trap 'rm -rf "$d"' EXIT
 [ -x {binary} ] || chmod u+x {binary} 2>/dev/null
-{shlex.join(job.command())} --rejects "$d/rejects" --byte-range "$range" -- "$path" 2>"$d/stderr" &
+{fault_decide}{launch} 2>"$d/stderr" &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null; rm -rf "$d"; exit 143' TERM INT HUP
 {fault}wait $pid; s=$?
