@@ -249,15 +249,16 @@ public enum EngineFuzzing {
 
     public static func render(_ o: RecordOutcome) -> String {
         switch o {
-        case .mapped(warnings: let w): return "mapped" + (w.isEmpty ? "" : ", warnings: " + w.map { render(RecordErrorReport($0)) }.joined(separator: "; "))
+        case .mapped(warnings: let w): return "mapped" + (w.isEmpty ? "" : ", warnings: " + w.map(render).joined(separator: "; "))
         case .rejected(.syntax(let e)): return "rejected: syntax error at byte \(e.byteOffset): \(JSONWriter.string(.string(e.message)))"
-        case .rejected(let failure): return "rejected: " + failure.errors.map(render).joined(separator: "; ")
+        case .rejected(let failure): return "rejected: " + failure.allErrors.map(render).joined(separator: "; ")
         }
     }
 
-    static func render(_ e: RecordErrorReport) -> String {
+    static func render(_ e: MapError) -> String {
         let q = { (s: String) in JSONWriter.string(.string(s)) }
-        return "\(e.code) \(e.isFatal ? "fatal" : "warning") src=\(q(e.source)) dst=\(q(e.destination)) \(q(e.message))"
+        return "\(e.code.rawValue) \(e.isFatal ? "fatal" : "warning") src=\(q(e.sourcePath.pointer)) "
+            + "dst=\(q(e.destinationPath.pointer)) \(q(e.message))"
     }
 
     static func hexText(_ v: UInt64) -> String { "0x" + String(v, radix: 16) }

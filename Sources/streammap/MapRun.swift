@@ -69,14 +69,14 @@ final class CommandOutput: RecordPipelineOutput {
         stats.noteRejection(failure)
         if rejects != nil {
             // In place: a copy of `rejects` would share, and so copy at the first write, its whole buffer.
-            let result = rejects!.add(input: input, location: location, record: record, totalBytes: totalBytes, errors: failure.errors)
+            let result = rejects!.add(input: input, location: location, record: record, totalBytes: totalBytes, failure: failure)
             if case .failed(let code) = result { rejectsWriteFailed(rejects!.file.name, code) }
         } else if !settings.quiet {
             // Written by the console piece by piece: no report, no pointer string, no message string per line.
             let console = console, line = location.line
             failure.forEachError { e in
                 guard e.isFatal else { return }
-                console.recordMessage(input: input, line: line, source: e.source, label: e.code == "syntax" ? "invalid JSON: " : "",
+                console.recordMessage(input: input, line: line, source: e.sourcePath, label: e.code == .syntax ? "invalid JSON: " : "",
                                       message: e.message)
             }
         }

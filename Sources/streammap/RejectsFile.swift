@@ -23,9 +23,9 @@ struct RejectsFile {
     /// Adds a line. `record` is the record's start (at least `bytesToKeep` bytes of it when it is that long);
     /// `totalBytes` its full length.
     mutating func add(input: String, location: RecordLocation, record: UnsafeRawBufferPointer, totalBytes: Int,
-                      errors: [RecordErrorReport]) -> WriteResult {
+                      failure: RecordFailure) -> WriteResult {
         line.removeAll()
-        format.write(record: record, totalBytes: totalBytes, at: location, errors: errors, into: &line)
+        format.write(record: record, totalBytes: totalBytes, at: location, failure: failure, into: &line)
         // `{"line":…` → `{"input":"NAME","line":…`: the writer's object always has members.
         buffer.writeRaw(UInt8(ascii: "{"))
         buffer.writeString("input")

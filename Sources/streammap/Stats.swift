@@ -50,7 +50,7 @@ struct RunStats {
     mutating func noteRejection(_ failure: RecordFailure) {
         guard collectsPaths else { return }
         failure.forEachError { e in
-            if e.isFatal { Self.count(Self.generalized(e.source.pointer), e.code, in: &errorsByPath) }
+            if e.isFatal { Self.count(Self.generalized(e.sourcePath.pointer), e.code.rawValue, in: &errorsByPath) }
         }
     }
 

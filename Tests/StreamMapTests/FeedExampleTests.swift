@@ -24,7 +24,7 @@ struct FeedExampleTests {
             case .mapped(let record):
                 lines.append(String(decoding: record.bytes, as: UTF8.self))  // {"id":1,"name":"Ada","age":36}
             case .rejected(let reject):
-                lines.append("line \(reject.location.line): \(reject.failure.errors[0].message)")  // line 2: expected integer, found string "x"
+                lines.append("line \(reject.location.line): \(reject.failure.fatalErrors[0].message)")  // line 2: expected integer, found string "x"
             }
         }
         #expect(lines == [#"{"id":1,"name":"Ada","age":36}"#, #"line 2: expected integer, found string "x""#])

@@ -214,4 +214,30 @@ struct JSONLayerTests {
         #expect(JSONPath([.key("a/b"), .key("m~n"), .index(3)]).pointer == "/a~1b/m~0n/3")
         #expect(JSONPath.root.pointer == "")
     }
+
+    /// The parser's per-event state has no dynamic exclusivity checks (for speed); debug builds assert instead that
+    /// no handler feeds its own parser from inside an event, the one way to overlap that state.
+    @Test func feedingAParserFromItsOwnEventTrapsInDebugBuilds() async {
+        #if DEBUG
+        await #expect(processExitsWith: .failure) {
+            final class Hook: @unchecked Sendable { var action: () -> Void = {} }
+            struct Reentrant: JSONEventHandler {
+                let hook: Hook
+                mutating func null() { hook.action() }
+                mutating func bool(_ value: Bool) {}
+                mutating func number(_ text: UnsafeRawBufferPointer) {}
+                mutating func string(_ utf8: UnsafeRawBufferPointer) {}
+                mutating func startObject() {}
+                mutating func key(_ utf8: UnsafeRawBufferPointer) {}
+                mutating func endObject() {}
+                mutating func startArray() {}
+                mutating func endArray() {}
+            }
+            let hook = Hook()
+            let parser = JSONPushParser(handler: Reentrant(hook: hook))
+            hook.action = { try? parser.feed(Array("[1]".utf8)) }
+            try? parser.feed(Array("[null]".utf8))
+        }
+        #endif
+    }
 }

@@ -46,7 +46,7 @@ private struct Summary: Equatable, CustomStringConvertible {
                       r.warnings.map { "\($0.code.rawValue)\($0.sourcePath.pointer)" })
         case .rejected(let r):
             self.init(false, r.location.line, r.location.byteOffset, String(decoding: r.raw, as: UTF8.self),
-                      r.failure.errors.map { "\($0.code)\($0.source)" })
+                      r.failure.allErrors.map { "\($0.code.rawValue)\($0.sourcePath.pointer)" })
         }
     }
 

@@ -23,7 +23,7 @@ struct RecordPipelineTests {
 
         func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
                       totalBytes: Int) -> Bool {
-            let first = failure.errors.first.map { "\($0.source) \($0.message)" } ?? ""
+            let first = failure.allErrors.first.map { "\($0.sourcePath.pointer) \($0.message)" } ?? ""
             lines.append("\(input) rejected \(location.line):\(location.byteOffset) \(first) [\(String(decoding: record, as: UTF8.self))] \(totalBytes)")
             return lines.count < stopAfter
         }

@@ -7,86 +7,54 @@ public enum RecordOutcome: Sendable, Equatable {
 }
 
 /// Why a record was rejected.
-public enum RecordFailure: Sendable, Equatable {
+public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
     case syntax(JSONSyntaxError)
     case mapping([MapError])
     /// The mapper produced no value at all (absent) for the record; the warnings say why.
     case noOutput(warnings: [MapError])
 
-    /// Every error, for reports (a syntax error is reported as a `syntax` code at the record's root).
-    public var errors: [RecordErrorReport] {
-        var reports: [RecordErrorReport] = []
-        forEachError { reports.append(RecordErrorReport($0)) }
-        return reports
+    /// Why the record was rejected: its fatal errors (a syntax error as one `syntax` error at the record's root;
+    /// a mapper that produced nothing as one `required` error at the root).
+    public var fatalErrors: [MapError] {
+        var errors: [MapError] = []
+        forEachError { if $0.isFatal { errors.append($0) } }
+        return errors
     }
 
-    /// Calls `body` with every error of `errors`, in the same order, before its paths are rendered as JSON
-    /// Pointers: for a reporter that writes them itself and would only throw the reports away.
-    public func forEachError(_ body: (RecordError) throws -> Void) rethrows {
+    /// The non-fatal errors found on the way, which alone would not have rejected the record.
+    public var warnings: [MapError] {
         switch self {
-        case .syntax(let e):
-            try body(RecordError(code: "syntax", isFatal: true, source: .root, destination: .root, message: e.message))
-        case .mapping(let errors):
-            for e in errors { try body(RecordError(e)) }
-        case .noOutput(let warnings):
-            try body(RecordError(code: "required", isFatal: true, source: .root, destination: .root,
-                                 message: "the mapper produced no output for this record"))
-            for w in warnings { try body(RecordError(w)) }
+        case .syntax: return []
+        case .mapping(let errors): return errors.filter { !$0.isFatal }
+        case .noOutput(let warnings): return warnings
         }
     }
-}
 
-/// One error of a rejected record as `RecordFailure.forEachError` hands it on: a `RecordErrorReport` whose paths
-/// are still paths.
-public struct RecordError: Sendable {
-    /// A `MapError.Code`'s name, or `syntax` for a record that is not valid JSON.
-    public var code: String
-    public var isFatal: Bool
-    public var source: JSONPath
-    public var destination: JSONPath
-    public var message: String
-
-    public init(code: String, isFatal: Bool, source: JSONPath, destination: JSONPath, message: String) {
-        self.code = code
-        self.isFatal = isFatal
-        self.source = source
-        self.destination = destination
-        self.message = message
+    /// Every error, fatal and not, in the order the rejects file lists them.
+    public var allErrors: [MapError] {
+        var errors: [MapError] = []
+        forEachError { errors.append($0) }
+        return errors
     }
 
-    public init(_ e: MapError) {
-        self.init(code: e.code.rawValue, isFatal: e.isFatal, source: e.sourcePath, destination: e.destinationPath,
-                  message: e.message)
-    }
-}
-
-/// A flat, printable error: code, fatality, both paths as JSON Pointers, message.
-public struct RecordErrorReport: Sendable, Equatable {
-    public var code: String
-    public var isFatal: Bool
-    public var source: String
-    public var destination: String
-    public var message: String
-
-    public init(code: String, isFatal: Bool, source: String, destination: String, message: String) {
-        self.code = code
-        self.isFatal = isFatal
-        self.source = source
-        self.destination = destination
-        self.message = message
+    /// Calls `body` with every error of `allErrors`, in the same order, without gathering them in an array: for a
+    /// reporter that writes them as they come.
+    public func forEachError(_ body: (MapError) throws -> Void) rethrows {
+        switch self {
+        case .syntax(let e):
+            try body(MapError(.syntax, e.message))
+        case .mapping(let errors):
+            for e in errors { try body(e) }
+        case .noOutput(let warnings):
+            try body(MapError(.required, "the mapper produced no output for this record"))
+            for w in warnings { try body(w) }
+        }
     }
 
-    public static func == (a: RecordErrorReport, b: RecordErrorReport) -> Bool {
-        a.code == b.code && a.isFatal == b.isFatal && bytesEqual(a.source, b.source)
-            && bytesEqual(a.destination, b.destination) && bytesEqual(a.message, b.message)
-    }
-
-    public init(_ e: MapError) { self.init(RecordError(e)) }
-
-    /// The error with its paths rendered as JSON Pointers.
-    public init(_ e: RecordError) {
-        self.init(code: e.code, isFatal: e.isFatal, source: e.source.pointer, destination: e.destination.pointer,
-                  message: e.message)
+    /// `invalid JSON: lexical error: …` or the fatal errors, one `path: message` each, separated by `; `.
+    public var description: String {
+        if case .syntax(let e) = self { return "invalid JSON: \(e.message)" }
+        return fatalErrors.map(\.description).joined(separator: "; ")
     }
 }
 

@@ -98,6 +98,10 @@ class YajlParserBase: YajlCallbackTarget {
     /// Ready for a new input, as if just made: a fresh yajl handle (yajl 2 cannot reset one) and no state left
     /// from the last parse, whether it finished, failed or stopped halfway.
     func restart() {
+        exclusively { reopen() }
+    }
+
+    private func reopen() {
         yajl_free(handle)
         consumedBeforeChunk = 0
         depth = 0
@@ -132,7 +136,29 @@ class YajlParserBase: YajlCallbackTarget {
         return p >= chunkStart && p < chunkEnd
     }
 
+    #if DEBUG
+    /// Debug builds check what exclusivity checking would: the `@exclusivity(unchecked)` state above is accessed by
+    /// one parse at a time — a handler that fed, finished or restarted its own parser from inside an event would
+    /// overlap `strict`'s or the handle's mutation. (Release builds trust this: no dynamic check per event.)
+    private var inParse = false
+    #endif
+
+    /// Runs `body` as the one parse in progress (asserted in debug builds).
+    @inline(__always)
+    private func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        #if DEBUG
+        assert(!inParse, "a YajlParser was fed, finished or restarted from inside one of its own events")
+        inParse = true
+        defer { inParse = false }
+        #endif
+        return try body()
+    }
+
     final func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        try exclusively { try feedChunk(chunk) }
+    }
+
+    private func feedChunk(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         if let violation = strict.scan(chunk) {
@@ -148,7 +174,7 @@ class YajlParserBase: YajlCallbackTarget {
         consumedBeforeChunk += chunk.count
     }
 
-    final func finish() throws { try check(yajl_complete_parse(handle), chunk: nil, count: 0) }
+    final func finish() throws { try exclusively { try check(yajl_complete_parse(handle), chunk: nil, count: 0) } }
 
     private func check(_ status: yajl_status, chunk: UnsafePointer<UInt8>?, count: Int) throws {
         switch status {

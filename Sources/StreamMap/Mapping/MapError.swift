@@ -7,9 +7,13 @@
 public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable, CaseIterable {
         case required, type, value, read, write, custom
-        /// The matching `HYDErrorCode`.
+        /// The record is not valid JSON (or not a record of the framing): reported by the engines and the
+        /// pipeline, never by a mapper.
+        case syntax
+        /// The matching `HYDErrorCode` (a syntax error is Hydrant's generic failure, 100: no mapper raised it).
         public var hydrantCode: Int {
             switch self {
+            case .syntax: return 100
             case .value, .custom: return 1
             case .type: return 2
             case .required: return 3
@@ -52,10 +56,11 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         self.destinationPath = destinationPath
     }
 
-    /// `/user/age: expected integer, found string "x"` (non-fatal errors are marked `warning:`).
+    /// `/user/age: expected integer, found string "x"`; non-fatal errors are marked `warning:`. An error at the
+    /// record's root has no path in front (its JSON Pointer is the empty string; `/` would point at a key `""`).
     public var description: String {
-        let path = sourcePath.isRoot ? "/" : sourcePath.pointer
-        return "\(path): \(isFatal ? "" : "warning: ")\(message)"
+        let label = isFatal ? "" : "warning: "
+        return sourcePath.isRoot ? label + message : "\(sourcePath.pointer): \(label)\(message)"
     }
 
     func prefixed(source: JSONPath, destination: JSONPath) -> MapError {

@@ -2,7 +2,7 @@
 public struct MappingFailure: Error, Sendable, CustomStringConvertible {
     public var failure: RecordFailure
     public var description: String {
-        failure.errors.map { "\($0.source.isEmpty ? "/" : $0.source): \($0.message)" }.joined(separator: "; ")
+        failure.description
     }
 }
 

@@ -1,7 +1,7 @@
 // MappingFeed.swift — the push API: feed chunks of input, get mapped and rejected records back.
 
 /// A record that was mapped.
-public struct MappedRecord: Sendable, Equatable {
+public struct MappedRecord: Sendable, Equatable, CustomStringConvertible {
     /// Where the input record came from.
     public let location: RecordLocation
     /// The mapped record: compact canonical JSON (the `JSONWriter` form), without a newline.
@@ -15,8 +15,17 @@ public struct MappedRecord: Sendable, Equatable {
         self.warnings = warnings
     }
 
+    /// The mapped record as text.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
     /// The mapped record as a value.
     public func value() throws -> JSONValue { try JSONParser.parse(bytes) }
+
+    /// `line 1, byte 0: {"id":1}`, then each warning: `line 1, byte 0: {"id":1} (warning: /age: …)`.
+    public var description: String {
+        let notes = warnings.map { $0.description }
+        return "\(location): \(text)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
+    }
 
     /// The mapped record decoded into a model, through `JSONValueDecoder`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
@@ -25,7 +34,7 @@ public struct MappedRecord: Sendable, Equatable {
 }
 
 /// A record that was not mapped.
-public struct RejectedRecord: Sendable, Equatable {
+public struct RejectedRecord: Sendable, Equatable, CustomStringConvertible {
     /// Where the input record came from.
     public let location: RecordLocation
     /// Why it was rejected: not JSON (or a framing error, reported as a syntax failure), or a fatal mapping error.
@@ -39,12 +48,26 @@ public struct RejectedRecord: Sendable, Equatable {
         self.failure = failure
         self.raw = raw
     }
+
+    /// The record's input as text (invalid UTF-8 shown as U+FFFD).
+    public var text: String { String(decoding: raw, as: UTF8.self) }
+
+    /// `line 2, byte 8: rejected: /age: expected integer, found string "x"`.
+    public var description: String { "\(location): rejected: \(failure)" }
 }
 
 /// What became of one input record.
-public enum RecordResult: Sendable, Equatable {
+public enum RecordResult: Sendable, Equatable, CustomStringConvertible {
     case mapped(MappedRecord)
     case rejected(RejectedRecord)
+
+    /// The mapped or the rejected record's description.
+    public var description: String {
+        switch self {
+        case .mapped(let r): return r.description
+        case .rejected(let r): return r.description
+        }
+    }
 
     public var location: RecordLocation {
         switch self {

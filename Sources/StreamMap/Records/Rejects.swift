@@ -13,16 +13,16 @@ public struct RejectWriter: Sendable {
     }
 
     public func write(
-        record: UnsafeRawBufferPointer, at location: RecordLocation, errors: [RecordErrorReport], into w: inout JSONWriter
+        record: UnsafeRawBufferPointer, at location: RecordLocation, failure: RecordFailure, into w: inout JSONWriter
     ) {
-        write(record: record, totalBytes: record.count, at: location, errors: errors, into: &w)
+        write(record: record, totalBytes: record.count, at: location, failure: failure, into: &w)
     }
 
     /// The line of a record of which only the start is at hand: `record` holds its first bytes (at least
     /// `maximumRecordBytes + 1` of them when it is that long; none are needed when redacted), `totalBytes` is its
     /// length — for `recordBytes` and `truncated`. Written member by member, in the order above.
     public func write(
-        record: UnsafeRawBufferPointer, totalBytes: Int, at location: RecordLocation, errors: [RecordErrorReport],
+        record: UnsafeRawBufferPointer, totalBytes: Int, at location: RecordLocation, failure: RecordFailure,
         into w: inout JSONWriter
     ) {
         func key(_ text: StaticString) { text.withUTF8Buffer { w.writeRaw(UnsafeRawBufferPointer($0)) } }
@@ -31,15 +31,17 @@ public struct RejectWriter: Sendable {
         key(#","offset":"#)
         w.writeNumber(JSONNumber(location.byteOffset))
         key(#","errors":["#)
-        for (i, e) in errors.enumerated() {
-            key(i == 0 ? #"{"code":"# : #",{"code":"#)
-            w.writeString(e.code)
+        var first = true
+        failure.forEachError { e in
+            key(first ? #"{"code":"# : #",{"code":"#)
+            first = false
+            w.writeString(e.code.rawValue)
             key(#","fatal":"#)
             w.writeBool(e.isFatal)
             key(#","source":"#)
-            w.writeString(e.source)
+            w.writeString(e.sourcePath.pointer)
             key(#","destination":"#)
-            w.writeString(e.destination)
+            w.writeString(e.destinationPath.pointer)
             key(#","message":"#)
             w.writeString(e.message)
             w.writeRaw(UInt8(ascii: "}"))

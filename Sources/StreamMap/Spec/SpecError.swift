@@ -2,7 +2,7 @@
 public struct SpecIssue: Sendable, Equatable, CustomStringConvertible {
     public var pointer: String
     public var message: String
-    public var description: String { "\(pointer.isEmpty ? "/" : pointer): \(message)" }
+    public var description: String { pointer.isEmpty ? message : "\(pointer): \(message)" }
 }
 
 /// Everything wrong with a spec, found before any input is read. Printed one issue per line as
