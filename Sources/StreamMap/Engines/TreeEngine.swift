@@ -12,10 +12,22 @@ public struct TreeEngine: RecordEngine, Sendable {
 
     /// Maps an already-parsed value.
     public func map(value: JSONValue, into writer: inout JSONWriter) -> RecordOutcome {
-        map(value: value, into: &writer, deep: false)
+        map(value: value, deep: false) { output, warnings in
+            writer.write(output)
+            return .mapped(warnings: warnings)
+        }
     }
 
     public func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
+        map(record: record) { output, warnings in
+            writer.write(output)
+            return .mapped(warnings: warnings)
+        }
+    }
+
+    /// Parses and maps a record, then hands the mapped value and the warnings to `use`, which says what became of
+    /// the record (the writer's place: `ModelFeed` decodes the value instead of writing it).
+    func map(record: UnsafeRawBufferPointer, then use: (JSONValue, [MapError]) -> RecordOutcome) -> RecordOutcome {
         let value: JSONValue
         let depth: Int
         do {
@@ -24,18 +36,18 @@ public struct TreeEngine: RecordEngine, Sendable {
             return .rejected(.syntax(error))
         }
         let deep = depth > JSONValue.iterativeReleaseDepth
-        let outcome = map(value: value, into: &writer, deep: deep)
+        let outcome = map(value: value, deep: deep, then: use)
         if deep { JSONValue.release(consume value) }
         return outcome
     }
 
-    private func map(value: JSONValue, into writer: inout JSONWriter, deep: Bool) -> RecordOutcome {
+    private func map(value: JSONValue, deep: Bool, then use: (JSONValue, [MapError]) -> RecordOutcome) -> RecordOutcome {
         var result = mapper.map(value)
         if result.isFatal { return .rejected(.mapping(result.errors)) }
         guard let output = result.takeValue() else { return .rejected(.noOutput(warnings: result.errors)) }
-        writer.write(output)
+        let outcome = use(output, result.errors)
         if deep { JSONValue.release(consume output) }
-        return .mapped(warnings: result.errors)
+        return outcome
     }
 
     public mutating func beginRecord() { pending.removeAll(keepingCapacity: true) }

@@ -29,6 +29,14 @@ extension Mapper {
         Mapper(.nonFatal(inner, fallback: `default`.map(Fallback.value), reverseFallback: reverseDefault.map(Fallback.value)))
     }
 
+    /// The common "optional, silently": absent or null leaves the field out with no warning (`null: .keepNull`
+    /// writes null instead); a value that `inner` rejects still rejects the record. The spec's
+    /// `"missing": "omit", "null": "omit"`. (Hydrant's `optionally` also forgives an invalid value, with a warning
+    /// for every absent one.)
+    public static func omitWhenAbsent(_ inner: Mapper = .identity, null: FieldPolicy.Action = .omit) -> Mapper {
+        policy(inner, missing: .omit, null: null, invalid: .fail)
+    }
+
     /// Explicit per-case handling: e.g. `.policy(.integer, missing: .omit, null: .omit, invalid: .fail)`.
     public static func policy(
         _ inner: Mapper = .identity, missing: FieldPolicy.Action = .fail, null: FieldPolicy.Action = .fail,

@@ -22,6 +22,16 @@ public struct ObjectMapping: Sendable {
                 mapper: .required)
         }
 
+        /// `"id"`: a required field that keeps its name (`Field("id")` is `Field("id", to: "id")`).
+        public init(_ name: String, delimiter: String = ".") {
+            self.init(name, to: name, delimiter: delimiter)
+        }
+
+        /// A field that keeps its name, through `mapper` as given: `Field("age", .omitWhenAbsent(.integer))`.
+        public init(_ name: String, delimiter: String = ".", _ mapper: Mapper) {
+            self.init(name, to: name, delimiter: delimiter, mapper)
+        }
+
         /// `"src": [mapper, "dst"]`: the mapper as given (no required check added, as in Hydrant).
         public init(_ source: String, to destination: String, delimiter: String = ".", _ mapper: Mapper) {
             self.init(

@@ -156,26 +156,33 @@ public final class MappingFeed<Engine: RecordEngine> {
 @available(*, unavailable, message: "a MappingFeed is used from one task at a time")
 extension MappingFeed: Sendable {}
 
-/// `MappingFeed`'s end of the pipeline: each record becomes a result as it comes.
+/// `MappingFeed`'s end of the pipeline: each record becomes a result as it comes, kept for `take()` — or handed
+/// to `deliver` at once when it is set (`Mapper.mapRecords(inFile:)`: a whole file is never held).
 final class ResultCollector: RecordPipelineOutput {
     var mappedRecords = JSONWriter(reservingCapacity: 4096)
     private var results: [RecordResult] = []
     private(set) var counts = RecordCounts()
+    /// Takes each result instead of `results`; false stops the run.
+    var deliver: ((RecordResult) -> Bool)?
 
     func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
         counts.recordsIn += 1
         counts.recordsOut += 1
         let line = mappedRecords.bytes.withUnsafeBufferPointer { Array($0.dropLast()) }  // without the newline
-        results.append(.mapped(MappedRecord(location: location, bytes: line, warnings: warnings)))
         mappedRecords.removeAll(keepingCapacity: mappedRecords.bytes.capacity <= 1 << 20)
-        return true
+        return add(.mapped(MappedRecord(location: location, bytes: line, warnings: warnings)))
     }
 
     func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
                   totalBytes: Int) -> Bool {
         counts.recordsIn += 1
         counts.recordsRejected += 1
-        results.append(.rejected(RejectedRecord(location: location, failure: failure, raw: Array(record))))
+        return add(.rejected(RejectedRecord(location: location, failure: failure, raw: Array(record))))
+    }
+
+    private func add(_ result: RecordResult) -> Bool {
+        if let deliver { return deliver(result) }
+        results.append(result)
         return true
     }
 

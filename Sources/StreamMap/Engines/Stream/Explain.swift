@@ -53,6 +53,10 @@ public struct MapperExplanation: Sendable {
     public var handling: StreamHandling
     /// The structure below, when the mapper is an object mapping or an array of something.
     public var structure: Structure?
+    /// The mapper is a built-in conversion of scalars (dates, numbers, URLs, UUIDs, base64, arithmetic): its
+    /// value is built in memory, but a valid one is a single string or number, which costs nothing. A closure
+    /// (`block`), `toString`, an enum table or a key style may be handed a whole object or array.
+    public var convertsScalars: Bool
 
     public indirect enum Structure: Sendable {
         case object(ObjectExplanation)
@@ -109,6 +113,7 @@ public struct MapperExplanation: Sendable {
         }
         summary = (wrappers + [Self.name(current)]).joined(separator: " · ")
         handling = currentSink.handling
+        convertsScalars = Self.convertsScalars(current)
         switch current.kind {
         case .arrayOf(let item):
             structure = .arrayOf(MapperExplanation(item, sink: (currentSink as? ArraySink)?.item ?? ValueSink(item)))
@@ -119,14 +124,28 @@ public struct MapperExplanation: Sendable {
         }
     }
 
-    /// Every value in this plan is streamed (scalars converted on the way are not counted as materialized).
+    /// Every container in this plan is streamed: nothing but scalars is built in memory, so a record of any size
+    /// maps in constant memory. A built-in scalar conversion (`convertsScalars`) does not count as materialized; a
+    /// closure does, since it is handed whatever value comes.
     public var streamsEverything: Bool {
         switch structure {
         case .object(let o)?:
-            return handling.isStreamed && o.fields.allSatisfy { $0.value.streamsEverything && $0.handling.isStreamed }
-                && (o.unmapped.values?.streamsEverything ?? true)
+            return handling.isStreamed && o.fields.allSatisfy {
+                $0.value.streamsEverything && ($0.handling.isStreamed || $0.handling == $0.value.handling && $0.value.convertsScalars)
+            } && (o.unmapped.values?.streamsEverything ?? true)
         case .arrayOf(let item)?: return handling.isStreamed && item.streamsEverything
-        case nil: return handling.isStreamed
+        case nil: return handling.isStreamed || convertsScalars
+        }
+    }
+
+    /// Whether `m` is a built-in conversion whose input, when valid, is a scalar (see `convertsScalars`).
+    static func convertsScalars(_ m: Mapper) -> Bool {
+        switch m.kind {
+        case .convert(.anyToString), .convert(.keys): return false
+        case .convert: return true
+        case .thread(let stages): return stages.first.map(convertsScalars) ?? false  // later stages get its output
+        case .first(let alternatives): return !alternatives.isEmpty && alternatives.allSatisfy(convertsScalars)
+        default: return false
         }
     }
 

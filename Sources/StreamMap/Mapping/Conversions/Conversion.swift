@@ -33,6 +33,38 @@ public enum DateSyntax: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// Date formats spelled as spec files spell them: `.stringToDate(.iso8601)`, `.stringToDate(.twitter, .rfc822)`,
+/// `.stringToDate("yyyy-MM-dd HH:mm")` (a string is a format's spec name, else an LDML pattern in UTC).
+extension DateSyntax: ExpressibleByStringLiteral {
+    public static let iso8601 = DateSyntax.named(.iso8601)
+    public static let rfc3339 = DateSyntax.named(.rfc3339)
+    public static let rfc3339Milliseconds = DateSyntax.named(.rfc3339Milliseconds)
+    public static let rfc822 = DateSyntax.named(.rfc822)
+    public static let twitter = DateSyntax.named(.twitter)
+    public static let dotnet = DateSyntax.named(.dotnet)
+
+    /// An LDML pattern in a fixed zone (`timeZoneOffsetSeconds` east of UTC), as `{"pattern": …}` with
+    /// `"timeZone"` in a spec. Throws what the spec compiler reports for a bad pattern.
+    public static func pattern(_ pattern: String, timeZoneOffsetSeconds: Int = 0) throws(DateFormatError) -> DateSyntax {
+        .pattern(try DateFormat(pattern: pattern, timeZoneOffsetSeconds: timeZoneOffsetSeconds))
+    }
+
+    /// A named format by its spec name (`"iso8601"`), else an LDML pattern in UTC. The literal is the program's
+    /// own text, so a pattern that is not valid stops the program with the pattern's error (as an invalid regex
+    /// literal would); build patterns from data with `pattern(_:timeZoneOffsetSeconds:)`, which throws.
+    public init(stringLiteral text: String) {
+        if let named = NamedDateFormat(rawValue: text) {
+            self = .named(named)
+            return
+        }
+        do {
+            self = .pattern(try DateFormat(pattern: text))
+        } catch {
+            preconditionFailure("date pattern \(JSONWriter.string(.string(text))): \(error.message)")
+        }
+    }
+}
+
 /// Scalar conversions. All are locale-free; dates carry explicit time zones.
 ///
 /// Dates in between conversions are *canonical date strings*: RFC 3339 in UTC with the fraction trimmed

@@ -1,0 +1,169 @@
+// MappingInputs.swift — whole inputs through the record pipeline: a file, a file descriptor, an asynchronous
+// sequence of bytes. What everyone would otherwise write by hand around `MappingFeed`.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How `Mapper.mapRecords(inFile:options:_:)` and its siblings map an input.
+public struct MappingOptions: Sendable {
+    /// The engine that maps: the stream engine (the default: constant memory per record) or the tree engine.
+    public enum Engine: Sendable { case stream, tree }
+
+    /// How the input is cut into records (`auto` decides from its start, as the command line does).
+    public var framing: Framing
+    /// Threads that map records, as the command line's `--jobs`; results come in input order whatever the number.
+    public var jobs: Int
+    public var engine: Engine
+
+    public init(framing: Framing = .auto, jobs: Int = 1, engine: Engine = .stream) {
+        self.framing = framing
+        self.jobs = jobs
+        self.engine = engine
+    }
+}
+
+/// An input that could not be opened or read. The records before the failure were all delivered.
+public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The input's name (its path, or the name given with a file descriptor).
+    public var input: String
+    /// The system's error number.
+    public var code: Int32
+    /// Bytes read before the failure.
+    public var bytesRead: Int
+
+    public var description: String {
+        "\(input): \(String(cString: strerror(code)))" + (bytesRead > 0 ? " (after \(bytesRead) bytes)" : "")
+    }
+}
+
+extension Mapper {
+    /// Maps the file at `path`, calling `body` with every record's result in input order, and returns the counts.
+    /// Reads in 256 KiB pieces, so memory stays constant whatever the file's size; with `options.jobs` > 1,
+    /// records are mapped on that many threads and still delivered in order.
+    ///
+    /// ```swift
+    /// let counts = try mapper.mapRecords(inFile: "events.ndjson", options: .init(jobs: 2)) { result in
+    ///     if case .rejected(let r) = result { print(r) }   // line 7, byte 912: rejected: /id: …
+    /// }
+    /// ```
+    ///
+    /// A `body` that throws stops the run: no record after that one is mapped, and the error is rethrown.
+    /// Throws `InputError` when the file cannot be opened or read.
+    @discardableResult
+    public func mapRecords(
+        inFile path: String, options: MappingOptions = .init(), _ body: (RecordResult) throws -> Void
+    ) throws -> RecordCounts {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError(input: path, code: errno, bytesRead: 0) }
+        defer { close(fd) }
+        return try mapRecords(fromFileDescriptor: fd, name: path, options: options, body)
+    }
+
+    /// Maps what can be read from `fd` (a file, a pipe, a socket; Foundation's `FileHandle.fileDescriptor`) to
+    /// its end, as `mapRecords(inFile:)` does; `fd` is not closed. `name` names the input in `InputError`.
+    @discardableResult
+    public func mapRecords(
+        fromFileDescriptor fd: Int32, name: String = "", options: MappingOptions = .init(),
+        _ body: (RecordResult) throws -> Void
+    ) throws -> RecordCounts {
+        try withoutActuallyEscaping(body) { body in
+            let output = ResultCollector()
+            var thrown: (any Error)?
+            output.deliver = { result in
+                do {
+                    try body(result)
+                    return true
+                } catch {
+                    thrown = error
+                    return false
+                }
+            }
+            defer { output.deliver = nil }
+            let mapper = self
+            let makeEngine: @Sendable () -> any RecordEngine
+            switch options.engine {
+            case .stream: makeEngine = { StreamEngine(mapper: mapper) }
+            case .tree: makeEngine = { TreeEngine(mapper: mapper) }
+            }
+            var pipeline = RecordPipeline(
+                engine: makeEngine(),
+                settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,
+                                                 keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),
+                output: output, makeEngine: options.jobs > 1 ? makeEngine : nil)
+            let end = pipeline.read(name) { buffer in
+                while true {
+                    let n = read(fd, buffer.baseAddress, buffer.count)
+                    if n >= 0 { return n }
+                    if errno != EINTR { return nil }
+                }
+            }
+            pipeline.finish()
+            if let thrown { throw thrown }
+            if case .failed(let code) = end { throw InputError(input: name, code: code, bytesRead: pipeline.bytesIn) }
+            return output.counts
+        }
+    }
+}
+
+// MARK: Asynchronous sequences of bytes
+
+extension AsyncSequence where Element == UInt8 {
+    /// The records of this stream of bytes (`URL.resourceBytes`, `FileHandle.bytes` where Foundation has them, or
+    /// any sequence of your own), mapped by `mapper` with the stream engine, in input order. The bytes are
+    /// gathered into 64 KiB chunks on the way (`chunked(bytes:)`).
+    public func mappedRecords(mapper: Mapper, framing: Framing = .auto)
+        -> AsyncMappedRecords<AsyncByteChunks<Self>, StreamEngine> {
+        chunked().mappedRecords(mapper: mapper, framing: framing)
+    }
+
+    /// The records of this stream of bytes, mapped by `engine`.
+    public func mappedRecords<E: RecordEngine>(engine: E, framing: Framing = .auto)
+        -> AsyncMappedRecords<AsyncByteChunks<Self>, E> {
+        chunked().mappedRecords(engine: engine, framing: framing)
+    }
+
+    /// These bytes in chunks of up to `bytes` bytes (the last one shorter): what the record pipeline is fed.
+    public func chunked(bytes: Int = 1 << 16) -> AsyncByteChunks<Self> { AsyncByteChunks(base: self, size: bytes) }
+}
+
+/// An asynchronous sequence of bytes gathered into arrays of up to `size` bytes (see `chunked(bytes:)`).
+public struct AsyncByteChunks<Base: AsyncSequence>: AsyncSequence where Base.Element == UInt8 {
+    public typealias Element = [UInt8]
+    let base: Base
+    let size: Int
+
+    init(base: Base, size: Int) {
+        precondition(size > 0, "a chunk holds at least one byte")
+        self.base = base
+        self.size = size
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), size: size) }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let size: Int
+        var ended = false
+
+        public mutating func next() async throws -> [UInt8]? {
+            guard !ended else { return nil }
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(size)
+            while chunk.count < size {
+                guard let byte = try await base.next() else {
+                    ended = true
+                    break
+                }
+                chunk.append(byte)
+            }
+            return chunk.isEmpty ? nil : chunk
+        }
+    }
+}
+
+extension AsyncByteChunks: Sendable where Base: Sendable {}
