@@ -15,6 +15,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "streammap-feed", targets: ["FeedTweets"]),
+        .executable(name: "streammap-decode", targets: ["DecodeTweets"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -27,6 +28,12 @@ let package = Package(
             name: "FeedTweets",
             dependencies: [.product(name: "StreamMap", package: rootIdentity)],
             path: "FeedTweets"
+        ),
+        // Tweets into Codable models: ModelFeed, MappingFeed + decode, Foundation (Benchmarks/decode_models.py).
+        .executableTarget(
+            name: "DecodeTweets",
+            dependencies: [.product(name: "StreamMap", package: rootIdentity)],
+            path: "DecodeTweets"
         ),
         .executableTarget(
             name: "StreamMapBenchmarks",

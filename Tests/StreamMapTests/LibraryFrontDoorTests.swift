@@ -228,8 +228,8 @@ import Glibc
         var name: String?
     }
 
-    @Test func modelsDecodeInOnePass() {
-        let feed = ModelFeed(mapper: Self.idMapper, as: Person.self)
+    @Test(arguments: [MappingOptions.Engine.stream, .tree]) func modelsDecodeWithoutText(engine: MappingOptions.Engine) {
+        let feed = ModelFeed(mapper: Self.idMapper, as: Person.self, engine: engine)
         let results = feed.feed(Array(Self.ndjson.utf8)) + feed.finish()
         let expected = MappingFeed(mapper: Self.idMapper)
         let reference = expected.feed(Array(Self.ndjson.utf8)) + expected.finish()
@@ -247,9 +247,10 @@ import Glibc
         #expect(feed.counts == expected.counts)
     }
 
-    @Test func aRecordThatDoesNotDecodeIsRejectedAtItsPath() {
+    @Test(arguments: [MappingOptions.Engine.stream, .tree])
+    func aRecordThatDoesNotDecodeIsRejectedAtItsPath(engine: MappingOptions.Engine) {
         struct Strict: Decodable { var id: Int; var name: String }
-        let feed = ModelFeed(mapper: Self.idMapper, as: Strict.self)
+        let feed = ModelFeed(mapper: Self.idMapper, as: Strict.self, engine: engine)
         let results = feed.feed(Array(#"{"id":1}"#.utf8) + [0x0A] + Array(#"{"id":2,"name":"b"}"#.utf8)) + feed.finish()
         guard results.count == 2, case .rejected(let r) = results[0], case .decoded(let ok) = results[1] else {
             Issue.record("\(results.count)"); return
@@ -260,16 +261,25 @@ import Glibc
     }
 
     /// The differential backbone: on generated mappers and records, a `ModelFeed` of `JSONValue`s gives exactly
-    /// what mapping to JSON text and decoding that gives.
+    /// what mapping to JSON text and decoding that gives, with either engine, fed whole or in pieces.
     @Test func modelFeedEqualsDecodingTheMappedText() throws {
         for index in 0..<150 {
             let c = try GeneratedCase.make(seed: SplitMix64.derive(0x5EED_F00D, UInt64(index)), index: index)
             var input: [UInt8] = []
             for r in c.records where !r.contains(0x0A) { input += r + [0x0A] }
-            let models = ModelFeed(mapper: c.mapper, as: JSONValue.self, framing: .ndjson)
-            let decoded = models.feed(input) + models.finish()
             let text = MappingFeed(engine: TreeEngine(mapper: c.mapper), framing: .ndjson)
             let mapped = text.feed(input) + text.finish()
+            for engine in [MappingOptions.Engine.stream, .tree] {
+            // Whole, and in 7-byte pieces (records across chunks stream through the engine in pieces).
+            for piece in [input.count, 7] {
+            let models = ModelFeed(mapper: c.mapper, as: JSONValue.self, framing: .ndjson, engine: engine)
+            var decoded: [DecodedResult<JSONValue>] = []
+            var at = 0
+            while at < input.count {
+                decoded += models.feed(input[at..<min(at + piece, input.count)])
+                at += piece
+            }
+            decoded += models.finish()
             #expect(decoded.count == mapped.count, "case \(index)")
             for (got, want) in zip(decoded, mapped) {
                 switch (got, want) {
@@ -280,6 +290,8 @@ import Glibc
                 default:
                     Issue.record("case \(index) \(got.location): \(want)")
                 }
+            }
+            }
             }
         }
     }

@@ -1,5 +1,8 @@
-// ModelFeed.swift — input bytes to Decodable models in one pass: each record is parsed once, mapped as a tree and
-// decoded from that tree, with no mapped JSON written and parsed again (what `MappedRecord.decode` does).
+// ModelFeed.swift — input bytes to Decodable models, the records never handed over as text. With the stream engine
+// (the default) the mapped record is decoded where the engine wrote it, in the pipeline's buffer: no copy, no
+// `MappedRecord`, and nothing of the input built but what the mapping reads. With the tree engine it is one pass
+// — the mapped tree is decoded as it is, no JSON written — but the whole input record is built first, which costs
+// more than the small mapped text saves (Benchmarks/decode_models.py: 3× the stream engine's time on tweets).
 
 /// A record decoded into a model.
 public struct DecodedRecord<Model> {
@@ -31,7 +34,8 @@ extension DecodedResult: Sendable where Model: Sendable {}
 
 /// Maps a stream pushed in chunks of any size and decodes each mapped record into `Model`, as `MappingFeed` does
 /// for JSON output — the same framing, locations, rejects and chunk-independence — with the result of
-/// `MappedRecord.decode(Model.self)` for every record, in one pass.
+/// `MappedRecord.decode(Model.self)` for every record, without the records' text in between (see the file's
+/// comment for the two engines).
 ///
 /// ```swift
 /// let feed = ModelFeed(mapper: person, as: Person.self)
@@ -46,9 +50,10 @@ public final class ModelFeed<Model: Decodable> {
     private let models: DecodedModels<Model>
 
     public init(mapper: Mapper, as model: Model.Type = Model.self, framing: Framing = .auto,
-                decoder: JSONValueDecoder = .init()) {
+                engine: MappingOptions.Engine = .stream, decoder: JSONValueDecoder = .init()) {
         models = DecodedModels()
-        feed = MappingFeed(engine: ModelEngine(mapper: mapper, decoder: decoder, models: models), framing: framing)
+        feed = MappingFeed(engine: ModelEngine(mapper: mapper, engine: engine, decoder: decoder, models: models),
+                           framing: framing)
     }
 
     /// Records seen so far.
@@ -84,36 +89,74 @@ final class DecodedModels<Model> {
     }
 }
 
-/// The tree engine with a decoder where its writer was: a mapped record becomes a model (nothing is written).
+/// An engine whose mapped records become models: the stream engine's are decoded from the bytes it wrote, which
+/// are then taken back out of the writer; the tree engine's from its mapped tree, nothing written.
 struct ModelEngine<Model: Decodable>: RecordEngine {
-    let tree: TreeEngine
+    /// Maps unless `tree` does (unused, it costs nothing: its plan is compiled at its first record). Mutated only
+    /// in place: a copy of it shares its compiled plan, which `isKnownUniquelyReferenced` then compiles again.
+    private var stream: StreamEngine
+    private let tree: TreeEngine?
     let decoder: JSONValueDecoder
     let models: DecodedModels<Model>
+    /// The tree engine's pieces of the current record.
     private var pending: [UInt8] = []
 
-    init(mapper: Mapper, decoder: JSONValueDecoder, models: DecodedModels<Model>) {
-        tree = TreeEngine(mapper: mapper)
+    init(mapper: Mapper, engine: MappingOptions.Engine, decoder: JSONValueDecoder, models: DecodedModels<Model>) {
+        stream = StreamEngine(mapper: mapper)
+        tree = engine == .tree ? TreeEngine(mapper: mapper) : nil
         self.decoder = decoder
         self.models = models
     }
 
-    func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
-        tree.map(record: record) { mapped, warnings in
-            do {
-                models.append(try decoder.decode(Model.self, from: mapped))
-                return .mapped(warnings: warnings)
-            } catch {
-                return .rejected(.mapping([MapError.decoding(error, expected: Model.self, in: mapped, atDestination: true)]
-                                          + warnings))
-            }
+    mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
+        if let tree {
+            return tree.map(record: record) { mapped, warnings in decode(mapped, warnings) }
         }
+        let start = writer.bytes.count
+        // Mapped first: `decodeWritten(stream.map(…), …)` would borrow `self` (a copy, as `stream` is mutated while
+        // the call's arguments are evaluated), and a copy's plan is no longer unique — compiled again per record.
+        let outcome = stream.map(record: record, into: &writer)
+        return decodeWritten(outcome, from: start, in: &writer)
     }
 
-    mutating func beginRecord() { pending.removeAll(keepingCapacity: true) }
-    mutating func continueRecord(_ part: UnsafeRawBufferPointer) { pending.append(contentsOf: part) }
+    mutating func beginRecord() {
+        if tree == nil { stream.beginRecord() } else { pending.removeAll(keepingCapacity: true) }
+    }
+
+    mutating func continueRecord(_ part: UnsafeRawBufferPointer) {
+        if tree == nil { stream.continueRecord(part) } else { pending.append(contentsOf: part) }
+    }
+
     mutating func endRecord(into writer: inout JSONWriter) -> RecordOutcome {
+        if tree == nil {
+            let start = writer.bytes.count
+            let outcome = stream.endRecord(into: &writer)
+            return decodeWritten(outcome, from: start, in: &writer)
+        }
         let record = pending
         pending.removeAll(keepingCapacity: true)
         return record.withUnsafeBytes { map(record: $0, into: &writer) }
+    }
+
+    /// Decodes the record the stream engine wrote past `start`, then removes it from the writer.
+    private func decodeWritten(_ outcome: RecordOutcome, from start: Int, in writer: inout JSONWriter) -> RecordOutcome {
+        guard case .mapped(let warnings) = outcome else { return outcome }
+        defer { writer.bytes.removeSubrange(start...) }
+        let parsed = writer.bytes.withUnsafeBytes { bytes -> Result<JSONValue, JSONSyntaxError> in
+            Result { () throws(JSONSyntaxError) in try JSONParser.parse(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
+        }
+        switch parsed {
+        case .success(let mapped): return decode(mapped, warnings)
+        case .failure(let e): return .rejected(.syntax(e))  // the engine's own output: not expected
+        }
+    }
+
+    private func decode(_ mapped: JSONValue, _ warnings: [MapError]) -> RecordOutcome {
+        do {
+            models.append(try decoder.decode(Model.self, from: mapped))
+            return .mapped(warnings: warnings)
+        } catch {
+            return .rejected(.mapping([MapError.decoding(error, expected: Model.self, in: mapped, atDestination: true)] + warnings))
+        }
     }
 }
