@@ -25,7 +25,9 @@ struct CheckCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() throws { try reportingUsageErrors(checkSpec) }
+
+    private func checkSpec() throws {
         let loaded = try specOptions.load(file: specFile, console: Console())
         let text = specOptions.printSpec ? JSONWriter.string(loaded.document) : "\(loaded.name): ok"
         guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array((text + "\n").utf8)) else {
@@ -61,12 +63,31 @@ struct ExplainCommand: ParsableCommand {
         if specFile != nil && specOptions.spec != nil { throw ValidationError("give the spec once: as an argument or with --spec") }
     }
 
-    func run() throws {
+    func run() throws { try reportingUsageErrors(explainSpec) }
+
+    private func explainSpec() throws {
         let loaded = try specOptions.load(file: specFile, console: Console())
         let explanation = MapperExplanation(loaded.mapper)
         let text = json ? JSONWriter.string(explanation.jsonValue) + "\n" : explanation.description
         guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array(text.utf8)) else {
             throw ExitCode(ExitStatus.ioError.rawValue)
+        }
+    }
+}
+
+extension ParsableCommand {
+    /// Runs `body`; a usage error it finds (a flag the spec refuses, an output that is also an input) is reported
+    /// as one found while parsing is — `Error: …`, this command's usage, where to find its help, status 64 — not
+    /// with the tool's bare `streammap <subcommand>` line, which is what an error thrown from `run` would get.
+    func reportingUsageErrors(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as ValidationError {
+            let usage = StreamMapCommand.usageString(for: Self.self).split(separator: "\n").joined(separator: "\n       ")
+            let name = Self.configuration.commandName.map { "streammap \($0)" } ?? "streammap"
+            let text = "Error: \(error.message)\nUsage: \(usage)\n  See '\(name) --help' for more information.\n"
+            _ = FileOutput(fd: 2, name: "<stderr>").writeAll(Array(text.utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
         }
     }
 }

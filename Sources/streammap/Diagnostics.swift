@@ -17,6 +17,16 @@ final class Console {
     /// The progress line is on screen.
     var progressShown = false
     private let immediate = isatty(2) != 0
+    /// Record messages show their location in bold and their label (`warning: `, `invalid JSON: `) in colour.
+    let colour = Console.usesColour(environment: { getenv($0).map { String(cString: $0) } }, terminal: isatty(2) != 0)
+
+    /// Colour on a terminal, never when `NO_COLOR` is set (no-color.org), and also off a terminal when
+    /// `CLICOLOR_FORCE` is set (to anything but 0).
+    static func usesColour(environment: (String) -> String?, terminal: Bool) -> Bool {
+        if let noColour = environment("NO_COLOR"), !noColour.isEmpty { return false }
+        if let force = environment("CLICOLOR_FORCE"), !force.isEmpty, force != "0" { return true }
+        return terminal
+    }
     /// What is gathered (a buffer without an array's checks: a record message is many small pieces).
     private var pending = ByteBuffer(capacity: blockSize + 4096)
     private static let blockSize = 1 << 16
@@ -44,6 +54,11 @@ final class Console {
     }
 
     private static let prefix = Array("streammap: ".utf8)
+    // SGR sequences: bold, bold yellow, bold red, reset.
+    private static let bold: [UInt8] = [0x1B] + Array("[1m".utf8)
+    private static let yellow: [UInt8] = [0x1B] + Array("[1;33m".utf8)
+    private static let red: [UInt8] = [0x1B] + Array("[1;31m".utf8)
+    private static let plain: [UInt8] = [0x1B] + Array("[0m".utf8)
 
     @inline(__always)
     private static func append(_ bytes: [UInt8], to out: inout ByteBuffer) {
@@ -66,18 +81,21 @@ final class Console {
             nameCache = (name, Array(escaped.bytes))
             escaped.deallocate()
         }
-        Self.appendRecordMessage(to: &pending, name: nameCache.escaped, line: line, source: source, label: label, message: message)
+        Self.appendRecordMessage(to: &pending, name: nameCache.escaped, line: line, source: source, label: label, message: message,
+                                 colour: colour)
         if immediate || pending.count >= Self.blockSize { flush() }
     }
 
     /// The line of `recordMessage`, `name` already escaped (one access to the buffer for the whole line).
     private static func appendRecordMessage(to out: inout ByteBuffer, name: [UInt8], line: Int, source: JSONPath,
-                                            label: StaticString, message: String) {
+                                            label: StaticString, message: String, colour: Bool) {
         append(prefix, to: &out)
+        if colour { append(bold, to: &out) }
         append(name, to: &out)
         out.append(UInt8(ascii: ":"))
         out.appendDecimal(Int64(line))
         out.append(UInt8(ascii: ":"))
+        if colour { append(plain, to: &out) }
         out.append(UInt8(ascii: " "))
         if !source.isRoot {
             for step in source.components {
@@ -92,7 +110,13 @@ final class Console {
             out.append(UInt8(ascii: ":"))
             out.append(UInt8(ascii: " "))
         }
-        label.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) }
+        if colour && label.utf8CodeUnitCount > 0 {
+            append(label.utf8Start.pointee == UInt8(ascii: "w") ? yellow : red, to: &out)
+            label.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) }
+            append(plain, to: &out)
+        } else {
+            label.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) }
+        }
         var m = message
         m.withUTF8 { appendEscaped($0, to: &out) }
         out.append(0x0A)

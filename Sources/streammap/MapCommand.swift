@@ -17,6 +17,14 @@ struct MapCommand: ParsableCommand {
             streammap explain [SPEC] [OPTIONS]
             """,
         discussion: """
+            EXAMPLES
+              streammap -s events.spec.json events.ndjson > mapped.ndjson
+              streammap --field id --field actor.login=user --key-style camel ev.ndjson
+              streammap --require id --rejects bad.ndjson --stats data.ndjson
+              streammap --framing array big-array.json | head -1
+              streammap --jobs auto -s events.spec.json big.ndjson > mapped.ndjson
+              streammap check events.spec.json     # validate a spec (explain: how it streams)
+
             Reads records from the files in order, or from standard input when no file or '-' is given, maps each \
             one and writes the mapped records as NDJSON on standard output (or -o FILE). A record that cannot be \
             mapped is not written: it is reported on standard error as 'streammap: FILE:LINE: /json/pointer: \
@@ -25,13 +33,6 @@ struct MapCommand: ParsableCommand {
 
             Flags and a spec file share one language: the flags amend the spec's field for the same source path \
             (flags win) or add fields after the spec's; --print-spec shows the result.
-
-            EXAMPLES
-              streammap -s events.spec.json events.ndjson > mapped.ndjson
-              streammap --field id --field actor.login=user --key-style camel ev.ndjson
-              streammap --require id --rejects bad.ndjson --stats data.ndjson
-              streammap --framing array big-array.json | head -1
-              streammap --jobs auto -s events.spec.json big.ndjson > mapped.ndjson
 
             \(ExitStatus.helpText)
             """
@@ -49,8 +50,11 @@ struct MapCommand: ParsableCommand {
     @Option(help: "'stream' maps while parsing; 'tree' parses each record into a value first (the reference; same output).")
     var engine: EngineChoice = .stream
 
-    @Option(help: ArgumentHelp("Map on N threads ('auto': one per online CPU; 0 or 1: one). Records are read, written and reported in input order: the output, rejects, messages, counts and exit status are those of one thread. Memory: up to 2×N batches of about 512 KiB of records in flight.",
-                               valueName: "n"))
+    // Parsed unconditionally: `--jobs -3` is a bad count, not a missing one.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Map on N threads ('auto': one per online CPU; 0 or 1: one). Records are read, written and reported in input order: the output, rejects, messages, counts and exit status are those of one thread. Memory: up to 2×N batches of about 512 KiB of records in flight.",
+                               valueName: "n"),
+            transform: JobCount.parse)
     var jobs: JobCount = .count(1)
 
     /// Input bytes per batch with --jobs (hidden: tests make it tiny so that many batches run).
@@ -111,7 +115,9 @@ struct MapCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() throws { try reportingUsageErrors(mapRecords) }
+
+    private func mapRecords() throws {
         let console = Console()
         defer { console.flush() }
         let loaded = try specOptions.load(console: console)

@@ -68,7 +68,8 @@ struct SpecOptions: ParsableArguments {
 
     func validate() throws {
         if let keyStyle, KeyStyle(specName: keyStyle) == nil {
-            throw ValidationError("--key-style \(keyStyle): unknown key style (one of \(KeyStyle.specNames.joined(separator: ", ")))")
+            throw ValidationError("--key-style \(keyStyle): unknown key style" + Suggest.hint(keyStyle, KeyStyle.specNames)
+                                  + " (one of \(KeyStyle.specNames.joined(separator: ", ")))")
         }
         for f in fields {
             let (src, dst) = SpecAmendment.split(f)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import StreamMap
 
@@ -31,6 +34,36 @@ struct StreamMapCommand: ParsableCommand {
         } else {
             arguments.insert("map", at: 0)
         }
-        main(arguments)
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            // What `main(arguments)` would do, but a "did you mean" that is no typo's is left out.
+            let status = exitCode(for: error)
+            let message = UnknownOption.withoutFarSuggestion(fullMessage(for: error))
+            if !message.isEmpty {
+                _ = FileOutput(fd: status.isSuccess ? 1 : 2, name: "").writeAll(Array((message + "\n").utf8))
+            }
+            Glibc.exit(status.rawValue)
+        }
+    }
+}
+
+/// ArgumentParser suggests the closest option for any unknown one (`--bogus`: "Did you mean '--jobs'?"). Its
+/// suggestion stays only when it passes the rule the spec's typos get (`Suggest`: at most 2 edits or a third of
+/// the word).
+enum UnknownOption {
+    static func withoutFarSuggestion(_ message: String) -> String {
+        guard let start = message.firstRange(of: "Unknown option '"),
+              let nameEnd = message[start.upperBound...].firstRange(of: "'. Did you mean '"),
+              let suggestionEnd = message[nameEnd.upperBound...].firstRange(of: "'?")
+        else { return message }
+        let name = String(message[start.upperBound..<nameEnd.lowerBound])
+        let suggestion = String(message[nameEnd.upperBound..<suggestionEnd.lowerBound])
+        func bare(_ option: String) -> String { String(option.drop { $0 == "-" }) }
+        if Suggest.closest(to: bare(name), in: [bare(suggestion)]) != nil { return message }
+        var trimmed = message
+        trimmed.replaceSubrange(nameEnd.lowerBound..<suggestionEnd.upperBound, with: "'.")
+        return trimmed
     }
 }

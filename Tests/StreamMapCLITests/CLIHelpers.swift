@@ -48,6 +48,9 @@ enum CLI {
     static var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
+        // Messages as they are off a terminal, whatever the test runner's own settings (tests set these themselves).
+        environment["NO_COLOR"] = nil
+        environment["CLICOLOR_FORCE"] = nil
         return environment
     }
 

@@ -78,7 +78,7 @@ struct LibraryScalingTests {
 
     @Test(arguments: ["stream", "tree"])
     func mappingFeedManyRecordsInTinyChunks(engine: String) throws {
-        try Self.expectLinear("MappingFeed (\(engine)), n records, 7-byte chunks", n: 300) { n in
+        try Self.expectLinear("MappingFeed (\(engine)), n records, 7-byte chunks", n: 1000) { n in
             #expect(Self.feed(engine: engine, Self.manyRecords(n), chunk: 7) == n)
         }
     }

@@ -125,6 +125,9 @@ public struct RecordPipeline {
     public mutating func finish() { core.finish() }
 }
 
+@available(*, unavailable, message: "a RecordPipeline is used from one thread (with jobs > 1 it runs its own)")
+extension RecordPipeline: Sendable {}
+
 /// What `RecordPipeline` does (the framing's handler: its record callbacks are not API).
 struct PipelineCore: RecordHandler {
     var engine: any RecordEngine

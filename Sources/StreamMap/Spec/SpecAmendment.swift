@@ -156,7 +156,8 @@ public struct SpecAmendment: Sendable {
         let declared = doc["types"]?.objectValue?.keys ?? []
         let known = JSONType.allCases.map(\.rawValue) + declared
         guard known.contains(type) else {
-            throw Refusal(message: "--type \(flag): unknown type \"\(type)\" (one of \(known.joined(separator: ", ")))")
+            throw Refusal(message: "--type \(flag): unknown type \"\(type)\"" + Suggest.hint(type, known)
+                          + " (one of \(known.joined(separator: ", ")))")
         }
     }
 }

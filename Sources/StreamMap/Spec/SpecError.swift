@@ -20,14 +20,17 @@ public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// "did you mean" suggestions by edit distance.
-enum Suggest {
-    static func closest(to word: String, in candidates: [String]) -> String? {
+/// "Did you mean …?": the closest candidate by edit distance (case-insensitive), when it is close enough to be a
+/// typo — at most 2 edits, or a third of the word. Spec errors and the command line's flags use the same rule.
+public enum Suggest {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
         return best.1 <= max(2, word.count / 3) ? best.0 : nil
     }
 
-    static func hint(_ word: String, _ candidates: [String]) -> String {
+    /// ` (did you mean "x"?)`, or nothing.
+    public static func hint(_ word: String, _ candidates: [String]) -> String {
         closest(to: word, in: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""
     }
 

@@ -24,6 +24,14 @@ enum JobCount: ExpressibleByArgument, Equatable {
         }
     }
 
+    /// `--jobs`'s value, or why it is not one.
+    static func parse(_ argument: String) throws -> JobCount {
+        guard let count = JobCount(argument: argument) else {
+            throw ValidationError("expected a number of threads from 0 to \(maximum), or 'auto'")
+        }
+        return count
+    }
+
     var defaultValueDescription: String {
         switch self {
         case .count(let n): return String(n)

@@ -160,6 +160,11 @@ final class CompiledPlan {
     deinit { skip.deallocate() }
 }
 
+/// Its compiled plan is shared by copies until one of them maps (then that copy compiles its own): two threads
+/// must not map with copies of one engine. Make an engine per thread from the same `Mapper` (which is `Sendable`).
+@available(*, unavailable, message: "make a StreamEngine per thread from the same Mapper")
+extension StreamEngine: Sendable {}
+
 /// Forwards yajl's events to the compiled root consumer, skipping what `ParseSkip` hides. yajl reaches its final
 /// methods without a virtual call (`streamCallbackTable`), so each event's path is compiled as one piece. A root
 /// that copies its value whole (`CopySink`: `identity`, type checks) receives its events after the first one
