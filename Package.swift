@@ -9,6 +9,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // `swift package generate-documentation --target StreamMap` (scripts/docs.sh); nothing of it is linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // yajl's event parser (Debian: libyajl-dev, pkg-config: yajl). Only Sources/StreamMap/JSON/YajlParser.swift imports it.

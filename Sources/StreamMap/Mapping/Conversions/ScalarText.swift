@@ -309,7 +309,7 @@ public enum URLText {
     /// non-empty rest. Nothing else about the rest is checked (`"mailto:a@b.c"`, `"urn:x"` are fine).
     ///
     /// Like `NSURL`'s retry with escaping, characters that may not appear in a URL are percent-encoded as UTF-8
-    /// with uppercase hex: space, every non-ASCII scalar, and `"` `<` `>` `\` `^` `` ` `` `{` `|` `}`. Valid `%XX`
+    /// with uppercase hex: space, every non-ASCII scalar, the backquote, and `"` `<` `>` `\` `^` `{` `|` `}`. Valid `%XX`
     /// escapes are kept as written; a `%` not followed by two hex digits becomes `%25`.
     ///
     /// Returns the (possibly escaped) URL — the scheme keeps its original case — and the lowercased scheme; or
