@@ -1,4 +1,4 @@
-// The mapping algebra's reference semantics (README, "Semantics"; Hydrant's documented behaviour).
+// The mapping algebra's reference semantics (docs/semantics.md; Hydrant's documented behaviour).
 //
 // Every test asserts concrete outputs (as canonical JSON text), error codes, fatality and both error paths
 // (rendered as JSON Pointers). An error is written as `"<code> <F|NF> [<source pointer>] [<destination pointer>]"`,
@@ -1036,7 +1036,7 @@ struct MapperAlgebraConversionTests {
     }
 }
 
-// MARK: - Combinator rules (README, "Semantics")
+// MARK: - Combinator rules (docs/semantics.md)
 
 @Suite("MapperAlgebra combinator rules")
 struct MapperAlgebraCombinatorRuleTests {

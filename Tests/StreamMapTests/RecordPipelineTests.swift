@@ -153,7 +153,7 @@ struct RecordPipelineTests {
         }
     }
 
-    /// README's "The record pipeline" example, as written there (reading a file through its descriptor).
+    /// docs/library.md's "The record pipeline" example, as written there (reading a file through its descriptor).
     @Test func readmeExample() throws {
         final class Lines: RecordPipelineOutput {
             var mappedRecords = JSONWriter()

@@ -3,7 +3,7 @@ import Testing
 import CJSONScan
 import StreamMapTestSupport
 
-/// Where yajl 2.1 is laxer than RFC 8259, StreamMap rejects the record (README, "Robustness").
+/// Where yajl 2.1 is laxer than RFC 8259, StreamMap rejects the record (docs/robustness.md).
 @Suite("Strict JSON over yajl")
 struct StrictJSONTests {
     static let identity = Mapper(.object(ObjectMapping(fields: [], unmapped: .keep)))

@@ -16,7 +16,7 @@ Record = Tuple[int, int, bytes]
 
 
 def ndjson_records(data: bytes) -> List[Record]:
-    """streammap's NDJSON rules (README "Input"): LF ends a line; spaces, tabs and CRs before a record are skipped;
+    """streammap's NDJSON rules (docs/cli.md, "Input"): LF ends a line; spaces, tabs and CRs before a record are skipped;
     one CR before the LF (or at the end of input) is dropped; a BOM at the very start of the input is skipped but
     counted in offsets. Returns (line, offset, text) per record."""
     records: List[Record] = []

@@ -1,4 +1,4 @@
-// The central invariant (README, "Engines"): for every spec and every input, the stream engine writes byte-identical
+// The central invariant (docs/performance.md, "Engines"): for every spec and every input, the stream engine writes byte-identical
 // output and reports identical errors (codes, fatality, source and destination paths, messages) to the tree
 // engine, the reference. These tests generate mappers (as values and as spec files) and records (Generators.swift),
 // map every record with both engines and compare.
@@ -572,7 +572,7 @@ struct DifferentialTests {
         compare(mapper: mapper, records: records, makeCandidate: makeStreamEngine, context: CaseContext(label: "person.spec.json"),
                 pieces: 0x9E25)
 
-        // The same Person with the Swift API (README "The library"): optional fields, dropped children.
+        // The same Person with the Swift API (docs/library.md): optional fields, dropped children.
         let child = Mapper.object {
             Field("first_name", to: "firstName")
             Field("last_name", to: "lastName")
