@@ -50,6 +50,7 @@ public enum JSONValue: Sendable {
 
 /// JSON's value types. `integer` is a number written with no fraction and no exponent, of any size.
 public enum JSONType: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// One case per type; `integer` and `number` are disjoint (a value is one or the other).
     case null, boolean, integer, number, string, array, object
     public var description: String { rawValue }
 }

@@ -33,10 +33,10 @@ public struct JSONWriter: Sendable, ByteAppending {
     public mutating func removeAll(keepingCapacity: Bool = true) { bytes.removeAll(keepingCapacity: keepingCapacity) }
 
     /// Appends one byte as it is (`,`, `:`, `[`…): nothing is checked or escaped.
-    /// Appends bytes as they are, such as JSON text already in canonical form: nothing is checked or escaped.
     @inline(__always) public mutating func writeRaw(_ byte: UInt8) { bytes.append(byte) }
     @inline(__always) mutating func append(_ byte: UInt8) { bytes.append(byte) }
     @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+    /// Appends bytes as they are, such as JSON text already in canonical form: nothing is checked or escaped.
     public mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
     /// Appends bytes as they are: nothing is checked or escaped.
     public mutating func writeRaw(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
