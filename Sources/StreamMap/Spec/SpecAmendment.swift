@@ -29,8 +29,10 @@ public struct SpecAmendment: Sendable {
     public var types: [String] = []
     /// `PATH=JSON` (`--default`).
     public var defaults: [String] = []
+    /// `--keep-unmapped` or `--drop-unmapped`; nil when neither is given.
     public var unmapped: Unmapped?
 
+    /// An empty amendment, for the flags' values to be set on.
     public init() {}
 
     /// Whether anything amends the spec.
@@ -47,6 +49,7 @@ public struct SpecAmendment: Sendable {
 
     /// An amendment that cannot apply (`message` names the flag's spelling).
     public struct Refusal: Error, Sendable, CustomStringConvertible {
+        /// Why, naming the flag: `--type age=int: unknown type "int" (did you mean "integer"?)`.
         public var message: String
         public var description: String { message }
     }
