@@ -18,8 +18,11 @@ public struct MappingOptions: Sendable {
     public var framing: Framing
     /// Threads that map records, as the command line's `--jobs`; results come in input order whatever the number.
     public var jobs: Int
+    /// Which engine maps: ``StreamEngine`` (the default) or ``TreeEngine``; the results are the same.
     public var engine: Engine
 
+    /// Options for mapping a whole input; the defaults frame it as `auto` decides and map on the calling thread
+    /// with the stream engine.
     public init(framing: Framing = .auto, jobs: Int = 1, engine: Engine = .stream) {
         self.framing = framing
         self.jobs = jobs
