@@ -8,7 +8,7 @@ public enum RecordOutcome: Sendable, Equatable {
 
 /// Why a record was rejected.
 public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
-    /// The record is not valid JSON (or nests deeper than the parser's limit).
+    /// The record is not valid JSON, nests deeper than the parser's limit, or is a framing error.
     case syntax(JSONSyntaxError)
     /// The mapper failed: every error it reported, at least one of them fatal.
     case mapping([MapError])

@@ -315,8 +315,7 @@ public final class JSONPushParser<Handler: JSONEventHandler> {
 
     /// Ends the input: delivers the last events (a number at the very end) and checks that the text is complete.
     ///
-    /// - Throws: ``JSONSyntaxError`` for an incomplete value, or the error a
-    ///   handler callback threw. Call it once.
+    /// - Throws: ``JSONSyntaxError`` for an incomplete value, or the error a handler callback threw. Call it once.
     public func finish() throws {
         precondition(!finished, "finish called twice")
         finished = true

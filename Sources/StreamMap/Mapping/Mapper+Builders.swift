@@ -82,12 +82,13 @@ extension Mapper {
     /// Maps every element of an array with `item`; the index is part of each error's path (`/tags/1`). A value that
     /// is not an array, absent included, is a fatal `type` error; so is an element's fatal error.
     public static func arrayOf(_ item: Mapper) -> Mapper { Mapper(.arrayOf(item)) }
-    /// The result of the first alternative that succeeds with a value; the failures before it are kept as warnings.
+    /// The result of the first alternative that succeeds with a value, the failures before it kept as warnings;
+    /// when none does, a fatal failure with every alternative's errors (absent when none reported any).
     public static func first(_ alternatives: Mapper...) -> Mapper { Mapper(.first(alternatives)) }
     /// Runs the stages one after the other, each on the previous one's output; the first fatal error stops it.
     /// `.thread(.stringToDate(.twitter), .dateToNumber(.milliseconds))`.
     public static func thread(_ stages: Mapper...) -> Mapper { Mapper(.thread(stages)) }
-    /// Maps with `forward`; `reversed()` gives `reverse` (and the reverse of the pair is `split(reverse, forward)`).
+    /// Maps with `forward`; its `reversed()` is `split(reverse, forward)`, which maps with `reverse`.
     public static func split(_ forward: Mapper, reverse: Mapper) -> Mapper { Mapper(.split(forward: forward, reverse: reverse)) }
     /// Maps the value found at `path` (steps split at `delimiter`) inside the input with `inner`; a path that
     /// leads nowhere gives `inner` an absent value. An absent input is a fatal `read` error.

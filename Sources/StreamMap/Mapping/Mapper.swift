@@ -78,7 +78,7 @@ extension Mapper {
 public enum Fallback: Sendable {
     /// This value, every time.
     case value(JSONValue)
-    /// A closure called each time a default is needed (a mapper with one is not deterministic).
+    /// A closure called each time a default is needed (a fresh value per record).
     case factory(@Sendable () -> JSONValue)
 
     /// The default: the value, or what the factory returns now.

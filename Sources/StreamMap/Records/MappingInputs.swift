@@ -12,7 +12,12 @@ import Darwin
 /// How `Mapper.mapRecords(inFile:options:_:)` and its siblings map an input.
 public struct MappingOptions: Sendable {
     /// The engine that maps: the stream engine (the default: constant memory per record) or the tree engine.
-    public enum Engine: Sendable { case stream, tree }
+    public enum Engine: Sendable {
+        /// ``StreamEngine``: maps while yajl parses, never building the record.
+        case stream
+        /// ``TreeEngine``: parses each record into a ``JSONValue`` first.
+        case tree
+    }
 
     /// How the input is cut into records (`auto` decides from its start, as the command line does).
     public var framing: Framing

@@ -21,7 +21,7 @@ public struct Spec: Sendable {
     /// Parses and fully validates a spec from its text. `file` names the spec in messages.
     ///
     /// ```swift
-    /// let spec = try Spec(json: #"{"fields": {"user.name": "name", "age": {"type": "integer"}}}"#)
+    /// let spec = try Spec(json: #"{"fields": {"user.name": "name", "age": {"to": "age", "type": "integer"}}}"#)
     /// let result = spec.mapper.map(try JSONParser.parse(#"{"user": {"name": "Ada"}, "age": 36}"#))
     /// ```
     ///

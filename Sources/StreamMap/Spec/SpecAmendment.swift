@@ -15,7 +15,12 @@
 ///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
 public struct SpecAmendment: Sendable {
     /// Keys no field reads: kept or dropped (`--keep-unmapped`, `--drop-unmapped`); nil: the spec decides.
-    public enum Unmapped: Sendable { case keep, drop }
+    public enum Unmapped: Sendable {
+        /// Passed through (`--keep-unmapped`).
+        case keep
+        /// Left out (`--drop-unmapped`).
+        case drop
+    }
 
     /// `SRC` or `SRC=DST` (`--field`).
     public var fields: [String] = []

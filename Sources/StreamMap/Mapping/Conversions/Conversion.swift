@@ -21,8 +21,8 @@ public enum DateSyntax: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `t` written in this format, or nil when the format cannot write it exactly (a fraction it has no digits
-    /// for, a year outside 0...9999).
+    /// `t` written in this format, or nil when it cannot be (a year outside 0...9999; for a named format, also a
+    /// fraction it has no digits for: named formats never truncate).
     public func format(_ t: Timestamp) -> String? {
         switch self {
         case .named(let f): return f.format(t)
