@@ -8,7 +8,9 @@ public enum RecordOutcome: Sendable, Equatable {
 
 /// Why a record was rejected.
 public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The record is not valid JSON, nests deeper than the parser's limit, or is a framing error.
     case syntax(JSONSyntaxError)
+    /// The mapper failed: every error it reported, at least one of them fatal.
     case mapping([MapError])
     /// The mapper produced no value at all (absent) for the record; the warnings say why.
     case noOutput(warnings: [MapError])
@@ -64,6 +66,8 @@ public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
 /// A record comes either whole (`map(record:into:)`) or in pieces (`beginRecord`, `continueRecord` for each
 /// piece, `endRecord`) so that a record larger than memory can stream through.
 public protocol RecordEngine {
+    /// Maps one whole record (exactly one JSON value, whitespace around it allowed) and appends its compact
+    /// output to `writer`; a rejected record appends nothing.
     mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome
     /// Starts a record that will arrive in pieces.
     mutating func beginRecord()

@@ -1,10 +1,13 @@
 /// The reference engine: bytes → `JSONValue` → mapper → canonical writer.
 public struct TreeEngine: RecordEngine, Sendable {
+    /// The mapper every record goes through.
     public let mapper: Mapper
+    /// Limits for parsing each record (nesting depth); one value per record.
     public var parserOptions: JSONParserOptions
     /// The pieces of the current record (the tree engine needs the whole record anyway).
     private var pending: [UInt8] = []
 
+    /// An engine that maps each record with `mapper`.
     public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
         self.mapper = mapper
         self.parserOptions = parserOptions

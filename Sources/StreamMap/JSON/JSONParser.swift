@@ -12,6 +12,7 @@ public struct JSONTreeBuilder: JSONEventHandler {
     /// Reject objects that repeat a key (spec files), instead of "last wins" (records).
     public var rejectsDuplicateKeys = false
 
+    /// An empty builder; with `rejectsDuplicateKeys`, an object that repeats a key throws a ``JSONSyntaxError``.
     public init(rejectsDuplicateKeys: Bool = false) { self.rejectsDuplicateKeys = rejectsDuplicateKeys }
 
     static func makeString(_ utf8: UnsafeRawBufferPointer) throws -> String {
@@ -100,10 +101,21 @@ public enum JSONParser {
         return (value, parser.handler.maximumDepth)
     }
 
+    /// Parses exactly one JSON value from `text` (surrounding whitespace allowed).
+    ///
+    /// ```swift
+    /// let value = try JSONParser.parse(#"{"id": 12345678901234567890, "tags": ["a"]}"#)
+    /// value["id"]   // .number(12345678901234567890), exact
+    /// ```
+    ///
+    /// - Throws: ``JSONSyntaxError`` for malformed JSON, a value nested deeper than `options.maximumDepth`, invalid
+    ///   UTF-8, or anything but whitespace after the value.
     public static func parse(_ text: String, options: JSONParserOptions = .init()) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8), options: options)
     }
 
+    /// Parses exactly one JSON value from `bytes` (surrounding whitespace allowed; anything else after it is an
+    /// error). With `rejectingDuplicateKeys`, an object that repeats a key is an error instead of "last wins".
     public static func parse(
         _ bytes: [UInt8], options: JSONParserOptions = .init(), rejectingDuplicateKeys: Bool = false
     ) throws(JSONSyntaxError) -> JSONValue {

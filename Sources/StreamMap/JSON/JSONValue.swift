@@ -10,11 +10,17 @@
 ///
 /// Equality, writing and freeing never recurse on the value's depth, so deeply nested values are safe.
 public enum JSONValue: Sendable {
+    /// JSON `null` (a present value; an absent one is `nil` in a `JSONValue?`).
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, kept as its exact source text.
     case number(JSONNumber)
+    /// A string, decoded (escapes resolved).
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, its keys in input order.
     case object(JSONObject)
 
     /// The JSON type of the value, for type checks and error messages.
@@ -29,9 +35,13 @@ public enum JSONValue: Sendable {
         }
     }
 
+    /// The string when this is `.string`, else nil (a number is not converted).
     public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    /// The object when this is `.object`, else nil.
     public var objectValue: JSONObject? { if case .object(let o) = self { return o } else { return nil } }
+    /// The elements when this is `.array`, else nil.
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    /// Whether this is JSON `null` (an absent value is `nil`, not `.null`).
     public var isNull: Bool { if case .null = self { return true } else { return false } }
 
     /// The value of `key` when this is an object, else nil.
@@ -40,12 +50,14 @@ public enum JSONValue: Sendable {
 
 /// JSON's value types. `integer` is a number written with no fraction and no exponent, of any size.
 public enum JSONType: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// One case per type; `integer` and `number` are disjoint (a value is one or the other).
     case null, boolean, integer, number, string, array, object
     public var description: String { rawValue }
 }
 
 /// A JSON number kept as its exact source text (a valid RFC 8259 number lexeme).
 public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The number's exact lexeme, as written in the input (`1E+2`, `-0`, `0.10` stay as they are).
     public let text: String
 
     /// Wraps a lexeme that is already known to be valid (the parser's raw-number callback, or a conversion).
@@ -57,6 +69,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         self.text = text
     }
 
+    /// The decimal text of `value` (an integer lexeme).
     public init(_ value: Int) { self.text = String(value) }
 
     /// No fraction and no exponent.
@@ -74,29 +87,40 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
 /// An ordered JSON object. Keys compare by UTF-8 bytes; duplicates keep the first position and the last value.
 public struct JSONObject: Sendable, Sequence {
+    /// A member: its key and its value.
     public typealias Element = (key: String, value: JSONValue)
+    /// The members in input order, each key once.
     public private(set) var entries: [Element] = []
     /// Built only for larger objects, so that a million-key object stays linear to build.
     private var index: [ByteKey: Int]?
     private static let indexThreshold = 16
 
+    /// An empty object.
     public init() {}
 
+    /// An object of `pairs` in order; a repeated key keeps its first position and its last value.
     public init(_ pairs: [(String, JSONValue)]) {
         for (k, v) in pairs { self[k] = v }
     }
 
+    /// The number of members (distinct keys).
     public var count: Int { entries.count }
+    /// Whether the object has no members.
     public var isEmpty: Bool { entries.isEmpty }
+    /// The keys in order.
     public var keys: [String] { entries.map(\.key) }
     public func makeIterator() -> IndexingIterator<[Element]> { entries.makeIterator() }
 
+    /// The index in ``entries`` of `key` (matched by UTF-8 bytes), or nil when the object has no such key.
     public func position(of key: String) -> Int? {
         if let index { return index[ByteKey(key)] }
         for i in entries.indices where bytesEqual(entries[i].key, key) { return i }
         return nil
     }
 
+    /// The value of `key`, or nil when absent (a member whose value is `null` gives `.null`).
+    ///
+    /// Setting a value replaces an existing member in place or appends a new one; setting nil removes the member.
     public subscript(key: String) -> JSONValue? {
         get { position(of: key).map { entries[$0].value } }
         set {

@@ -8,8 +8,11 @@
 ///   `\u00XX` with lowercase hex for the rest. Nothing else is escaped: `/`, DEL (U+007F), U+2028/U+2029 and all
 ///   non-ASCII characters are written as raw UTF-8.
 public struct JSONWriter: Sendable, ByteAppending {
+    /// The text written so far, as UTF-8. The writer keeps no other state: separators (`,` `:`) and brackets of
+    /// hand-written containers are the caller's, through `writeRaw`.
     public var bytes: [UInt8] = []
 
+    /// An empty writer with room for `capacity` bytes.
     public init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
     /// The compact text of a value.
@@ -26,17 +29,25 @@ public struct JSONWriter: Sendable, ByteAppending {
         return w.bytes
     }
 
+    /// Empties ``bytes``, keeping the buffer's capacity by default (one writer reused record after record).
     public mutating func removeAll(keepingCapacity: Bool = true) { bytes.removeAll(keepingCapacity: keepingCapacity) }
 
+    /// Appends one byte as it is (`,`, `:`, `[`…): nothing is checked or escaped.
     @inline(__always) public mutating func writeRaw(_ byte: UInt8) { bytes.append(byte) }
     @inline(__always) mutating func append(_ byte: UInt8) { bytes.append(byte) }
     @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+    /// Appends bytes as they are, such as JSON text already in canonical form: nothing is checked or escaped.
     public mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+    /// Appends bytes as they are: nothing is checked or escaped.
     public mutating func writeRaw(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
+    /// Writes `null`.
     public mutating func writeNull() { appendNull() }
+    /// Writes `true` or `false`.
     public mutating func writeBool(_ b: Bool) { appendBool(b) }
+    /// Writes the number's exact text.
     public mutating func writeNumber(_ n: JSONNumber) { bytes.append(contentsOf: n.text.utf8) }
 
+    /// Writes `s` quoted and escaped (see the rules above).
     public mutating func writeString(_ s: String) { appendString(s) }
 
     /// Writes a quoted, escaped string from bytes that are already known to be valid UTF-8.

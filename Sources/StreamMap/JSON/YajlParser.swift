@@ -286,25 +286,36 @@ public final class JSONPushParser<Handler: JSONEventHandler> {
     private let core: YajlParserCore<Handler>
     private var finished = false
 
+    /// A parser that sends the events of the bytes fed to `handler`, within `options`' limits.
     public init(handler: Handler, options: JSONParserOptions = .init()) {
         core = YajlParserCore(handler: handler, options: options)
     }
 
+    /// The handler, with whatever it gathered from the events so far (modifiable in place).
     public var handler: Handler {
         get { core.handler }
         _modify { yield &core.handler }
     }
 
+    /// Parses the next bytes of the input; a chunk may end anywhere, even inside a token. The events of what
+    /// could be parsed reach the handler before this returns.
+    ///
+    /// - Throws: ``JSONSyntaxError`` (with the offset from the first byte fed) for malformed input or a value too
+    ///   deep, or the error a handler callback threw. Feeding after ``finish()`` is a programming error (it traps).
     public func feed(_ chunk: UnsafeRawBufferPointer) throws {
         precondition(!finished, "feed after finish")
         try core.feed(chunk)
     }
 
+    /// Parses the next bytes of the input, as the buffer pointer `feed(_:)` does.
     public func feed(_ chunk: some Sequence<UInt8>) throws {
         let array = Array(chunk)
         try array.withUnsafeBytes { try feed($0) }
     }
 
+    /// Ends the input: delivers the last events (a number at the very end) and checks that the text is complete.
+    ///
+    /// - Throws: ``JSONSyntaxError`` for an incomplete value, or the error a handler callback threw. Call it once.
     public func finish() throws {
         precondition(!finished, "finish called twice")
         finished = true

@@ -1,9 +1,11 @@
 /// A lookup table between JSON values (Hydrant's `HYDMapEnum`). Strings match by bytes, numbers by numeric value
 /// (`1` matches `1.0` and `1e0`), booleans and null by themselves. A miss is a fatal `value` error.
 public struct EnumTable: Sendable {
+    /// The entries in the order given; when two share a source, the first one wins.
     public private(set) var pairs: [(from: JSONValue, to: JSONValue)]
     private var lookup: [MatchKey: Int] = [:]
 
+    /// A table of `pairs`. Arrays and objects as sources never match.
     public init(_ pairs: [(from: JSONValue, to: JSONValue)]) {
         self.pairs = pairs
         for (i, p) in pairs.enumerated() {

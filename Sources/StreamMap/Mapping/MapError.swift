@@ -5,7 +5,9 @@
 /// converted (a bad date, an enum miss) [1]; `read` — a source path cannot be read [5]; `write` — the result
 /// cannot be written to its destination [6]; `custom` — raised by a user's closure.
 public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of error, as the rejects file names it (see the list above).
     public enum Code: String, Sendable, CaseIterable {
+        /// The mapping codes, in the order of the list above; the raw value is the name (`"required"`).
         case required, type, value, read, write, custom
         /// The record is not valid JSON (or not a record of the framing): reported by the engines and the
         /// pipeline, never by a mapper.
@@ -23,12 +25,15 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The kind of error.
     public var code: Code
+    /// Whether it rejects the record (`false`: a warning, the record is still mapped).
     public var isFatal: Bool
     /// Where in the input record, as a JSON Pointer.
     public var sourcePath: JSONPath
     /// Where in the output record it would have been written.
     public var destinationPath: JSONPath
+    /// What went wrong, without the path: `expected integer, found string "x"` (values shortened to 64 characters).
     public var message: String
 
     /// Byte-wise, like every string comparison in StreamMap.
@@ -45,6 +50,8 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         hasher.combine(ByteKey(message))
     }
 
+    /// An error of `code` with `message`, fatal unless told, at the root of both records unless paths are given
+    /// (containers prefix their children's paths as errors come up).
     public init(
         _ code: Code, _ message: String, isFatal: Bool = true,
         sourcePath: JSONPath = .root, destinationPath: JSONPath = .root
@@ -143,21 +150,26 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
 /// The outcome of mapping one value: a value (nil = absent, the field is left out), with any non-fatal errors;
 /// or a fatal failure (no value). Containers gather all their children's errors.
 public struct MapResult: Sendable, Equatable {
+    /// The mapped value; nil when absent (the field is left out) and always nil when fatal.
     public private(set) var value: JSONValue?
+    /// Every error, fatal or not, in the order they were found.
     public private(set) var errors: [MapError]
 
     /// Fatal when any error is fatal; a fatal result never carries a value (Hydrant's rule).
     public var isFatal: Bool { errors.contains { $0.isFatal } }
 
+    /// A value (nil: absent) with `warnings`, which are made non-fatal.
     public static func success(_ value: JSONValue?, warnings: [MapError] = []) -> MapResult {
         MapResult(value: value, errors: warnings.map(\.nonFatal))
     }
 
+    /// A fatal failure: no value. `errors` must hold at least one fatal error (a precondition).
     public static func failure(_ errors: [MapError]) -> MapResult {
         precondition(!errors.isEmpty && errors.contains { $0.isFatal }, "a failure needs a fatal error")
         return MapResult(value: nil, errors: errors)
     }
 
+    /// A fatal failure with one error, which must be fatal.
     public static func failure(_ error: MapError) -> MapResult { failure([error]) }
 
     /// The same outcome with every error's paths prefixed.

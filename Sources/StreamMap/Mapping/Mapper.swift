@@ -7,6 +7,7 @@
 ///
 /// The input is `JSONValue?`: `nil` is *absent* (the key does not exist), `.null` is JSON null.
 public struct Mapper: Sendable {
+    /// What a mapper does: one case per operation of the algebra, each holding its inner mappers.
     public indirect enum Kind: Sendable {
         /// Returns its input unchanged. Never fails.
         case identity
@@ -42,7 +43,9 @@ public struct Mapper: Sendable {
         case postProcess(Mapper, PostProcessor)
     }
 
+    /// The operation, with its inner mappers (inspectable: the engines, `explain` and `reversed()` switch on it).
     public let kind: Kind
+    /// A mapper of `kind`. The static builders (`.object { … }`, `.notNull(_:)`, `.url()`…) read better.
     public init(_ kind: Kind) { self.kind = kind }
 }
 
@@ -73,9 +76,12 @@ extension Mapper {
 
 /// A default value, or a closure that makes one each time it is needed (Hydrant's default factory).
 public enum Fallback: Sendable {
+    /// This value, every time.
     case value(JSONValue)
+    /// A closure called each time a default is needed (a fresh value per record).
     case factory(@Sendable () -> JSONValue)
 
+    /// The default: the value, or what the factory returns now.
     public func make() -> JSONValue {
         switch self {
         case .value(let v): return v
@@ -91,6 +97,7 @@ public enum Fallback: Sendable {
 
 /// What a field does when its value is absent, null, or cannot be mapped.
 public struct FieldPolicy: Sendable {
+    /// What to do in one of the three cases.
     public enum Action: Sendable, Equatable {
         /// Fail the record (a fatal error).
         case fail
@@ -103,10 +110,14 @@ public struct FieldPolicy: Sendable {
         /// Give the value to the inner mapper as if no policy applied (for `invalid`, the same as `fail`).
         case passToMapper
     }
+    /// When the value is absent (the key does not exist).
     public var missing: Action
+    /// When the value is JSON `null`.
     public var null: Action
+    /// When the inner mapper fails fatally on the value (`passToMapper` fails too).
     public var invalid: Action
 
+    /// A policy; every case fails the record unless given.
     public init(missing: Action = .fail, null: Action = .fail, invalid: Action = .fail) {
         self.missing = missing
         self.null = null
@@ -118,16 +129,22 @@ public struct FieldPolicy: Sendable {
 public struct JSONTypeSet: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `null`.
     public static let null = JSONTypeSet(rawValue: 1)
+    /// `true` and `false`.
     public static let boolean = JSONTypeSet(rawValue: 2)
     /// Integers only: numbers with no fraction and no exponent.
     public static let integer = JSONTypeSet(rawValue: 4)
     /// Every number; includes `integer`.
     public static let number: JSONTypeSet = [JSONTypeSet(rawValue: 8), .integer]
+    /// Strings.
     public static let string = JSONTypeSet(rawValue: 16)
+    /// Arrays, of any elements.
     public static let array = JSONTypeSet(rawValue: 32)
+    /// Objects.
     public static let object = JSONTypeSet(rawValue: 64)
 
+    /// The set of one type (`.number` includes `.integer`, as JSON Schema's `number` does).
     public init(_ type: JSONType) {
         switch type {
         case .null: self = .null
@@ -140,6 +157,7 @@ public struct JSONTypeSet: OptionSet, Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// Whether the value's type is in the set (an integer is a `number` too).
     public func contains(_ value: JSONValue) -> Bool { contains(JSONTypeSet(value.type)) }
 
     /// `integer`, `string or null`.
@@ -155,10 +173,14 @@ public struct JSONTypeSet: OptionSet, Sendable, Hashable, CustomStringConvertibl
 /// A user closure mapper. `forward` gets the input (nil = absent) and returns a result; `reverse`, when given,
 /// makes the mapper reversible.
 public struct Block: Sendable {
+    /// The name `explain` and errors show (`block` by default).
     public var name: String
+    /// Maps the input (nil when absent) to a result: a value or none, and errors.
     public var forward: @Sendable (JSONValue?) -> MapResult
+    /// The inverse of `forward`, used by `reversed()`; nil makes the mapper not reversible.
     public var reverse: (@Sendable (JSONValue?) -> MapResult)?
 
+    /// A closure mapper named `name`; give `reverse` to make it reversible.
     public init(
         name: String = "block", forward: @escaping @Sendable (JSONValue?) -> MapResult,
         reverse: (@Sendable (JSONValue?) -> MapResult)? = nil
@@ -171,10 +193,14 @@ public struct Block: Sendable {
 
 /// Runs after a mapper with the original input and the mapper's result, and may change the result.
 public struct PostProcessor: Sendable {
+    /// The name `explain` and errors show (`postProcess` by default).
     public var name: String
+    /// Gets the inner mapper's input (nil when absent) and its result, and returns the result to keep.
     public var forward: @Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult
+    /// The same on the way back, used by `reversed()`; nil makes the mapper not reversible.
     public var reverse: (@Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult)?
 
+    /// A post-processor named `name`; give `reverse` to make it reversible.
     public init(
         name: String = "postProcess",
         forward: @escaping @Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult,
@@ -188,7 +214,9 @@ public struct PostProcessor: Sendable {
 
 /// A mapper that has no reverse, with the reason.
 public struct NotReversibleError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The name of the mapper that has no reverse (`enum`, a block's name, a conversion's name…).
     public var mapper: String
+    /// Why (`no reverse closure`, `the table is not one-to-one`…).
     public var reason: String
     public var description: String { "\(mapper) is not reversible: \(reason)" }
 }

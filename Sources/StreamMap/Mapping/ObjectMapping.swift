@@ -1,13 +1,16 @@
 /// Hydrant's object mapping: source key paths → destination key paths, each field with its mapper, plus
 /// KVMapper's treatment of the keys that no field names.
 public struct ObjectMapping: Sendable {
+    /// One field: where its value is read, how it is mapped, and where the result is written.
     public struct Field: Sendable {
         /// One path, or several (many-to-one: the value is the array of their values, absent if any is absent).
         public var sources: [KeyPath]
         /// One path, or several (one-to-many: the value must be an array with one element per destination).
         public var destinations: [KeyPath]
+        /// Maps the value read from the sources; its result (absent: the field is left out) goes to the destinations.
         public var mapper: Mapper
 
+        /// A field with every part given; `sources` and `destinations` must not be empty (a precondition).
         public init(sources: [KeyPath], destinations: [KeyPath], mapper: Mapper) {
             precondition(!sources.isEmpty && !destinations.isEmpty, "a field needs a source and a destination")
             self.sources = sources
@@ -50,12 +53,16 @@ public struct ObjectMapping: Sendable {
         /// name collide (`collisions`: an error, or a warning with the later value kept at the earlier place).
         case keep(keyStyle: KeyStyle?, values: Mapper?, collisions: KeyCollisions = .fail)
 
+        /// Passed through as they are, after the mapped fields.
         public static let keep = Unmapped.keep(keyStyle: nil, values: nil)
     }
 
+    /// The fields, in the order their results are written.
     public var fields: [Field]
+    /// What happens to the input's keys that no field reads.
     public var unmapped: Unmapped
 
+    /// An object mapping of `fields`; unread keys are dropped unless `unmapped` says otherwise.
     public init(fields: [Field], unmapped: Unmapped = .drop) {
         self.fields = fields
         self.unmapped = unmapped

@@ -1,6 +1,8 @@
 /// One step of a path through a JSON value. Keys compare by their UTF-8 bytes, as everywhere in StreamMap.
 public enum PathComponent: Hashable, Sendable {
+    /// An object member, by key.
     case key(String)
+    /// An array element, by zero-based index.
     case index(Int)
 
     public static func == (a: PathComponent, b: PathComponent) -> Bool {
@@ -21,20 +23,27 @@ public enum PathComponent: Hashable, Sendable {
 
 /// A location in a JSON value, rendered as an RFC 6901 JSON Pointer (`/user/tags/0`, `""` for the root).
 public struct JSONPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByArrayLiteral {
+    /// The steps from the root, outermost first.
     public var components: [PathComponent]
 
+    /// The path of `components` (the root when empty).
     public init(_ components: [PathComponent] = []) { self.components = components }
+    /// `[.key("tags"), .index(0)]` is `/tags/0`.
     public init(arrayLiteral elements: PathComponent...) { self.components = elements }
 
+    /// The whole value: the JSON Pointer `""`.
     public static let root = JSONPath()
+    /// Whether this is the root (no components).
     public var isRoot: Bool { components.isEmpty }
 
+    /// `prefix` followed by this path.
     public func prepending(_ prefix: JSONPath) -> JSONPath {
         // Errors mostly sit at the root of what reports them: no new array then.
         if components.isEmpty { return prefix }
         if prefix.components.isEmpty { return self }
         return JSONPath(prefix.components + components)
     }
+    /// `c` followed by this path.
     public func prepending(_ c: PathComponent) -> JSONPath { JSONPath([c] + components) }
 
     /// RFC 6901: `~` → `~0`, `/` → `~1`.
@@ -70,8 +79,10 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible, Expressible
 /// value is an array (and is an ordinary key on an object). A step that hits anything else — absent, null, a
 /// scalar, an index past the end — makes the whole path *absent* (no error), as Hydrant's accessors do.
 public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
+    /// The keys (or decimal indexes) from the outside in, without delimiters.
     public var steps: [String]
 
+    /// The path of `steps`, taken as they are (no splitting).
     public init(steps: [String]) { self.steps = steps }
 
     /// Splits `path` on `delimiter` (default `.`) by UTF-8 bytes (so `"x.\u{301}y"` splits too, although the dot

@@ -52,6 +52,7 @@ public struct JSONValueDecoder: Sendable {
     /// Made available to the types being decoded as `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
+    /// A decoder with no `userInfo`.
     public init() {}
 
     /// Decodes a value of `type` from `value`.

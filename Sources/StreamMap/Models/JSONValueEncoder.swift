@@ -53,6 +53,7 @@ public struct JSONValueEncoder: Sendable {
     /// Made available to the types being encoded as `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
+    /// An encoder with no `userInfo`.
     public init() {}
 
     /// Encodes `value` as a JSON value.

@@ -1,5 +1,6 @@
 /// A record that could not become a model: invalid JSON, a fatal mapping error, or no output.
 public struct MappingFailure: Error, Sendable, CustomStringConvertible {
+    /// Why: the record's syntax error, the mapper's errors, or that it produced nothing.
     public var failure: RecordFailure
     public var description: String {
         failure.description

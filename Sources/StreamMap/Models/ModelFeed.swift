@@ -8,6 +8,7 @@
 public struct DecodedRecord<Model> {
     /// Where the input record came from.
     public let location: RecordLocation
+    /// The mapped record, decoded.
     public let model: Model
     /// Non-fatal errors reported while mapping.
     public let warnings: [MapError]
@@ -17,11 +18,13 @@ extension DecodedRecord: Sendable where Model: Sendable {}
 
 /// What became of one input record: a model, or the reason there is none.
 public enum DecodedResult<Model> {
+    /// The record was mapped and decoded: its model and warnings.
     case decoded(DecodedRecord<Model>)
     /// Not JSON, a fatal mapping error, or a mapped record that does not decode as the model (a `type` or
     /// `required` error at the path of the mapped record that failed).
     case rejected(RejectedRecord)
 
+    /// Where the input record came from, decoded or rejected.
     public var location: RecordLocation {
         switch self {
         case .decoded(let r): return r.location
@@ -49,6 +52,9 @@ public final class ModelFeed<Model: Decodable> {
     private let feed: MappingFeed<ModelEngine<Model>>
     private let models: DecodedModels<Model>
 
+    /// A feed that maps each record with `mapper` and decodes the result with `decoder`; `engine` picks the stream
+    /// engine (the default: each record decoded where it was written) or the tree engine (the mapped tree decoded
+    /// as it is).
     public init(mapper: Mapper, as model: Model.Type = Model.self, framing: Framing = .auto,
                 engine: MappingOptions.Engine = .stream, decoder: JSONValueDecoder = .init()) {
         models = DecodedModels()

@@ -22,6 +22,7 @@ public struct RecordPipelineSettings: Sendable {
     /// 512 KiB: measured a little faster than 256 KiB and 1–4 MiB with 2 jobs on 2 cores.
     public static let defaultBatchBytes = 1 << 19
 
+    /// Settings with the given framing, jobs and kept bytes; batches of the default size.
     public init(framing: Framing = .auto, jobs: Int = 1, keptRecordBytes: Int = 0) {
         self.framing = framing
         self.jobs = jobs
@@ -37,6 +38,7 @@ public struct RecordPipelineSettings: Sendable {
 /// takes each record out as it comes. Either call returns whether the run goes on: false stops it (no record after
 /// this one is mapped or reported).
 public protocol RecordPipelineOutput: AnyObject {
+    /// The buffer the engine writes mapped records into, one line each; the output drains it when it likes.
     var mappedRecords: JSONWriter { get set }
     /// A record was mapped: its line (with the newline) ends `mappedRecords`.
     func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool
@@ -83,7 +85,9 @@ public struct RecordPipeline {
         core = PipelineCore(engine: engine, settings: settings, output: output, makeEngine: makeEngine)
     }
 
+    /// The settings the pipeline was made with.
     public var settings: RecordPipelineSettings { core.settings }
+    /// Where the records go, as given to ``init(engine:settings:output:makeEngine:)``.
     public var output: any RecordPipelineOutput { core.output }
     /// The run was stopped by the output; nothing more is mapped.
     public var isStopped: Bool { core.isStopped }

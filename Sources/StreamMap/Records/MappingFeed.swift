@@ -9,6 +9,7 @@ public struct MappedRecord: Sendable, Equatable, CustomStringConvertible {
     /// Non-fatal errors reported while mapping.
     public let warnings: [MapError]
 
+    /// A mapped record with its output `bytes` (compact JSON, as the engines write it) and `warnings`.
     public init(location: RecordLocation, bytes: [UInt8], warnings: [MapError] = []) {
         self.location = location
         self.bytes = bytes
@@ -43,6 +44,7 @@ public struct RejectedRecord: Sendable, Equatable, CustomStringConvertible {
     /// so that a huge rejected line costs no more memory than a mapped one.
     public let raw: [UInt8]
 
+    /// A rejected record with why and its input bytes (or their first part).
     public init(location: RecordLocation, failure: RecordFailure, raw: [UInt8]) {
         self.location = location
         self.failure = failure
@@ -58,7 +60,9 @@ public struct RejectedRecord: Sendable, Equatable, CustomStringConvertible {
 
 /// What became of one input record.
 public enum RecordResult: Sendable, Equatable, CustomStringConvertible {
+    /// The record was mapped: its output and warnings.
     case mapped(MappedRecord)
+    /// The record was rejected: why, and its raw bytes.
     case rejected(RejectedRecord)
 
     /// The mapped or the rejected record's description.
@@ -69,6 +73,7 @@ public enum RecordResult: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Where the input record came from, mapped or rejected.
     public var location: RecordLocation {
         switch self {
         case .mapped(let r): return r.location
@@ -79,10 +84,14 @@ public enum RecordResult: Sendable, Equatable, CustomStringConvertible {
 
 /// Records seen so far. Invariant: `recordsIn == recordsOut + recordsRejected`.
 public struct RecordCounts: Sendable, Equatable {
+    /// Records framed from the input (blank lines are not records).
     public var recordsIn = 0
+    /// Records mapped.
     public var recordsOut = 0
+    /// Records rejected: not JSON, a framing error, or a fatal mapping error.
     public var recordsRejected = 0
 
+    /// Counts with the given values (zero by default), for comparing with a feed's.
     public init(recordsIn: Int = 0, recordsOut: Int = 0, recordsRejected: Int = 0) {
         self.recordsIn = recordsIn
         self.recordsOut = recordsOut
@@ -118,6 +127,8 @@ public final class MappingFeed<Engine: RecordEngine> {
     /// Records seen so far; `recordsIn == recordsOut + recordsRejected` between calls.
     public var counts: RecordCounts { results.counts }
 
+    /// A feed that maps each record with `engine` (a ``StreamEngine`` or ``TreeEngine``; the feed owns its copy)
+    /// and cuts the input into records with `framing`.
     public init(engine: Engine, framing: Framing = .auto) {
         results = ResultCollector()
         pipeline = RecordPipeline(engine: engine, settings: RecordPipelineSettings(framing: framing, keptRecordBytes: Self.rejectedRecordBytes),

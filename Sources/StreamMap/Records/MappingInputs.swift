@@ -12,14 +12,22 @@ import Darwin
 /// How `Mapper.mapRecords(inFile:options:_:)` and its siblings map an input.
 public struct MappingOptions: Sendable {
     /// The engine that maps: the stream engine (the default: constant memory per record) or the tree engine.
-    public enum Engine: Sendable { case stream, tree }
+    public enum Engine: Sendable {
+        /// ``StreamEngine``: maps while yajl parses, never building the record.
+        case stream
+        /// ``TreeEngine``: parses each record into a ``JSONValue`` first.
+        case tree
+    }
 
     /// How the input is cut into records (`auto` decides from its start, as the command line does).
     public var framing: Framing
     /// Threads that map records, as the command line's `--jobs`; results come in input order whatever the number.
     public var jobs: Int
+    /// Which engine maps: ``StreamEngine`` (the default) or ``TreeEngine``; the results are the same.
     public var engine: Engine
 
+    /// Options for mapping a whole input; the defaults frame it as `auto` decides and map on the calling thread
+    /// with the stream engine.
     public init(framing: Framing = .auto, jobs: Int = 1, engine: Engine = .stream) {
         self.framing = framing
         self.jobs = jobs

@@ -6,8 +6,11 @@ import Darwin
 
 /// Receives records in pieces, as a framer finds them.
 public protocol RecordSegmentSink {
+    /// A record starts at `location` (its first byte, leading whitespace skipped).
     mutating func recordBegins(at location: RecordLocation)
+    /// The next bytes of the current record, never empty; borrowed for the call only.
     mutating func recordContinues(_ bytes: UnsafeRawBufferPointer)
+    /// The current record is complete (its newline, or the end of the input, was reached).
     mutating func recordEnds()
 }
 
@@ -21,6 +24,7 @@ public struct NDJSONSegmenter: Sendable {
     private var offset = 0
     private var bom = LeadingBOM()
 
+    /// A segmenter at the start of an input (line 1, byte 0).
     public init() {}
 
     /// Feeds a chunk. A UTF-8 BOM at the very start of the input is skipped (offsets still count it).
@@ -33,6 +37,7 @@ public struct NDJSONSegmenter: Sendable {
         bom = filter
     }
 
+    /// Ends the input: a last record without a newline ends here.
     public mutating func finish<Sink: RecordSegmentSink>(into sink: inout Sink) {
         var filter = bom
         filter.finish { lines.feed($0, at: offset, into: &sink) }

@@ -35,6 +35,7 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
     /// Byte offset of the record's first byte in the whole input.
     public var byteOffset: Int
 
+    /// A location: 1-based `line`, 0-based `byteOffset`.
     public init(line: Int, byteOffset: Int) {
         self.line = line
         self.byteOffset = byteOffset
@@ -90,6 +91,7 @@ public struct RecordLocation: Sendable, Hashable, CustomStringConvertible {
 ///   byte is `[` is then an array (a minified array on one line), anything else NDJSON (one long record); `concat`
 ///   must be asked for when the first of concatenated values is longer than that.
 public struct RecordFramer: Sendable {
+    /// Receives a complete record's bytes (borrowed for the call only) and where it starts.
     public typealias Body = (UnsafeRawBufferPointer, RecordLocation) -> Void
 
     /// The framing at work; nil while `auto` has not decided.
@@ -102,6 +104,7 @@ public struct RecordFramer: Sendable {
     /// Bytes of a leading BOM, counted in offsets but never framed.
     private var skipped = 0
 
+    /// A framer at the start of an input, with `framing` (`auto`: decided from the input's start).
     public init(framing: Framing = .auto) {
         if framing != .auto { splitter = Splitter(kind: framing) }
     }

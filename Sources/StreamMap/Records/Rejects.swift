@@ -2,16 +2,20 @@
 /// `{"line":3,"offset":120,"errors":[{"code":"type","fatal":true,"source":"/age","destination":"/age","message":"…"}],"record":"…"}`.
 /// `record` is the raw text (invalid UTF-8 shown as U+FFFD), cut after `maximumRecordBytes` with `"truncated":true`.
 public struct RejectWriter: Sendable {
+    /// How much of a rejected record a line keeps by default: 64 KiB.
     public static let defaultMaximumRecordBytes = 65_536
+    /// Bytes of the raw record kept in `record`; a longer one is cut there and marked `"truncated":true`.
     public var maximumRecordBytes: Int
     /// Replace the raw record by its length (for data with credentials in it).
     public var redactRecord: Bool
 
+    /// A writer that keeps the first `maximumRecordBytes` of each record, or only its length when `redactRecord`.
     public init(maximumRecordBytes: Int = RejectWriter.defaultMaximumRecordBytes, redactRecord: Bool = false) {
         self.maximumRecordBytes = maximumRecordBytes
         self.redactRecord = redactRecord
     }
 
+    /// Appends the rejects line of a whole `record` (without its newline) to `w`.
     public func write(
         record: UnsafeRawBufferPointer, at location: RecordLocation, failure: RecordFailure, into w: inout JSONWriter
     ) {

@@ -18,10 +18,23 @@ public struct Spec: Sendable {
         try self.init(document: document, file: file)
     }
 
+    /// Parses and fully validates a spec from its text. `file` names the spec in messages.
+    ///
+    /// ```swift
+    /// let spec = try Spec(json: #"{"fields": {"user.name": "name", "age": {"to": "age", "type": "integer"}}}"#)
+    /// let result = spec.mapper.map(try JSONParser.parse(#"{"user": {"name": "Ada"}, "age": 36}"#))
+    /// ```
+    ///
+    /// - Throws: ``SpecError`` with every issue found: invalid JSON (with its line and column), a duplicate key, an
+    ///   unknown mapper or option (with a "did you mean"), a bad date pattern…
     public init(json text: String, file: String = "spec") throws(SpecError) {
         try self.init(json: Array(text.utf8), file: file)
     }
 
+    /// Validates and compiles a spec document already parsed (the object a spec file holds). `file` names the spec
+    /// in messages.
+    ///
+    /// - Throws: ``SpecError`` with every issue found, each at its JSON Pointer into `document`.
     public init(document: JSONValue, file: String = "spec") throws(SpecError) {
         var compiler = SpecCompiler()
         let mapper = compiler.compileDocument(document)

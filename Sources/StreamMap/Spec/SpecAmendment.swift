@@ -15,7 +15,12 @@
 ///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
 public struct SpecAmendment: Sendable {
     /// Keys no field reads: kept or dropped (`--keep-unmapped`, `--drop-unmapped`); nil: the spec decides.
-    public enum Unmapped: Sendable { case keep, drop }
+    public enum Unmapped: Sendable {
+        /// Passed through (`--keep-unmapped`).
+        case keep
+        /// Left out (`--drop-unmapped`).
+        case drop
+    }
 
     /// `SRC` or `SRC=DST` (`--field`).
     public var fields: [String] = []
@@ -29,8 +34,10 @@ public struct SpecAmendment: Sendable {
     public var types: [String] = []
     /// `PATH=JSON` (`--default`).
     public var defaults: [String] = []
+    /// `--keep-unmapped` or `--drop-unmapped`; nil when neither is given.
     public var unmapped: Unmapped?
 
+    /// An empty amendment, for the flags' values to be set on.
     public init() {}
 
     /// Whether anything amends the spec.
@@ -47,6 +54,7 @@ public struct SpecAmendment: Sendable {
 
     /// An amendment that cannot apply (`message` names the flag's spelling).
     public struct Refusal: Error, Sendable, CustomStringConvertible {
+        /// Why, naming the flag: `--type age=int: unknown type "int" (did you mean "integer"?)`.
         public var message: String
         public var description: String { message }
     }

@@ -17,6 +17,7 @@ public enum StreamHandling: Sendable, Equatable, CustomStringConvertible {
     /// named mapper or rule.
     case materialized(because: String)
 
+    /// Whether the value is mapped while it is parsed (``streamed``).
     public var isStreamed: Bool { self == .streamed }
 
     public var description: String {
@@ -58,8 +59,11 @@ public struct MapperExplanation: Sendable {
     /// (`block`), `toString`, an enum table or a key style may be handed a whole object or array.
     public var convertsScalars: Bool
 
+    /// What is below a container mapper.
     public indirect enum Structure: Sendable {
+        /// An object mapping: its fields, output order and unmapped keys.
         case object(ObjectExplanation)
+        /// An array: the plan for every element.
         case arrayOf(MapperExplanation)
     }
 
@@ -200,6 +204,7 @@ public struct MapperExplanation: Sendable {
 
 /// The plan for an object mapping.
 public struct ObjectExplanation: Sendable {
+    /// The plan for one field.
     public struct Field: Sendable {
         /// Source key paths (several: many-to-one).
         public var sources: [KeyPath]
@@ -219,6 +224,7 @@ public struct ObjectExplanation: Sendable {
         public var isRequired: Bool { whenAbsent == .rejectsRecord }
     }
 
+    /// What happens to the keys no field reads.
     public struct Unmapped: Sendable {
         /// Input keys no field reads are passed through (else they are skipped while parsing, never built).
         public var kept: Bool
@@ -233,6 +239,7 @@ public struct ObjectExplanation: Sendable {
     /// Output keys in the order they are written: spec order, a nested destination at its first field's place.
     /// Each entry names the field (index into `fields`) writing it.
     public var destinationOrder: [(destination: KeyPath, field: Int)]
+    /// The keys no field reads: kept or skipped, and how.
     public var unmapped: Unmapped
     /// Destinations repeat or nest in each other: the stream engine builds this object whole.
     public var destinationsOverlap: Bool
@@ -243,6 +250,7 @@ public struct ObjectExplanation: Sendable {
         return destinationOrder.map(\.field).filter { seen.insert($0).inserted && fields[$0].isRequired }.flatMap { fields[$0].sources }
     }
 
+    /// Explains `mapping` as the stream engine compiles it.
     public init(_ mapping: ObjectMapping) {
         let plan = CompiledPlan(Mapper(.object(mapping)), mutation: nil)
         self.init(mapping, sink: plan.root as? ObjectSink)

@@ -5,7 +5,9 @@
 /// own `Mapper.map`. The output and the errors
 /// are identical to `TreeEngine`'s for every mapper and every record (differential tests guard this).
 public struct StreamEngine: RecordEngine {
+    /// The mapper every record goes through (compiled into the engine's plan at the first record).
     public let mapper: Mapper
+    /// Limits for parsing each record (nesting depth); `allowMultipleValues` is always off (one value per record).
     public var parserOptions: JSONParserOptions
     /// The compiled sinks hold per-record state, so a copy of the engine compiles its own (copy on write). Compiled
     /// at the first record, by the copy that maps it: an engine made and then handed on (into a pipeline, a feed)
@@ -19,6 +21,8 @@ public struct StreamEngine: RecordEngine {
     private var held: [UInt8] = []
     private var scanner = TokenBoundaryScanner()
 
+    /// An engine that maps each record with `mapper`. Cheap: the mapper is compiled at the first record, by the
+    /// copy of the engine that maps it.
     public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
         self.init(mapper: mapper, parserOptions: parserOptions, mutation: nil)
     }

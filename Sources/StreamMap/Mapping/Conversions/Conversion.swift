@@ -1,8 +1,11 @@
 /// How a date is written as text: one of the named formats or an LDML pattern with an explicit zone.
 public enum DateSyntax: Sendable, Hashable, CustomStringConvertible {
+    /// A named format (`iso8601`, `twitter`…), as a spec names it.
     case named(NamedDateFormat)
+    /// An LDML pattern with its fixed time zone offset.
     case pattern(DateFormat)
 
+    /// The instant `text` names, or nil when it is not in this format (the whole text must match).
     public func parse(_ text: String) -> Timestamp? {
         switch self {
         case .named(let f): return f.parse(text)
@@ -18,6 +21,8 @@ public enum DateSyntax: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `t` written in this format, or nil when it cannot be (a year outside 0...9999; for a named format, also a
+    /// fraction it has no digits for: named formats never truncate).
     public func format(_ t: Timestamp) -> String? {
         switch self {
         case .named(let f): return f.format(t)
@@ -36,11 +41,17 @@ public enum DateSyntax: Sendable, Hashable, CustomStringConvertible {
 /// Date formats spelled as spec files spell them: `.stringToDate(.iso8601)`, `.stringToDate(.twitter, .rfc822)`,
 /// `.stringToDate("yyyy-MM-dd HH:mm")` (a string is a format's spec name, else an LDML pattern in UTC).
 extension DateSyntax: ExpressibleByStringLiteral {
+    /// ISO 8601 / RFC 3339 date-times with any fraction and a required zone (see ``NamedDateFormat/iso8601``).
     public static let iso8601 = DateSyntax.named(.iso8601)
+    /// Hydrant's RFC 3339, no fraction: `2014-01-14T22:35:23+0000`.
     public static let rfc3339 = DateSyntax.named(.rfc3339)
+    /// RFC 3339 with exactly 3 fraction digits: `2014-01-14T22:35:23.120+0000`.
     public static let rfc3339Milliseconds = DateSyntax.named(.rfc3339Milliseconds)
+    /// RFC 822 / 5322: `Sun, 31 Aug 2014 00:29:15 +0000`.
     public static let rfc822 = DateSyntax.named(.rfc822)
+    /// Twitter's `created_at`: `Sun Aug 31 00:29:15 +0000 2014`.
     public static let twitter = DateSyntax.named(.twitter)
+    /// .NET JSON dates: `/Date(1409444955123)/`.
     public static let dotnet = DateSyntax.named(.dotnet)
 
     /// An LDML pattern in a fixed zone (`timeZoneOffsetSeconds` east of UTC), as `{"pattern": …}` with
@@ -108,6 +119,7 @@ public enum Conversion: Sendable {
     /// with the later key's value kept at the earlier key's place (`.warn`).
     case keys(KeyStyle, deep: Bool, collisions: KeyCollisions = .fail)
 
+    /// The conversion's name as `explain` and errors show it (`stringToDate`, `url`, `toString`…).
     public var name: String {
         switch self {
         case .stringToDate: return "stringToDate"

@@ -65,6 +65,7 @@ extension Timestamp: CustomStringConvertible {
 
 /// The unit of a number counting time since 1970-01-01T00:00:00Z.
 public enum EpochUnit: String, Sendable, CaseIterable {
+    /// The units; raw values are the spec-file names (`"ms"`, `"s"`, `"min"`, `"h"`).
     case milliseconds = "ms", seconds = "s", minutes = "min", hours = "h"
 
     /// The unit as `multiplier × 10^shift` nanoseconds.
@@ -210,8 +211,10 @@ public struct DateFormat: Sendable, Hashable {
 
 /// Why a `DateFormat` pattern (or its time zone offset) was rejected.
 public struct DateFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong with the pattern, e.g. an unsupported pattern letter or an unterminated quoted literal.
     public var message: String
     public var description: String { message }
+    /// An error saying `message`.
     public init(message: String) { self.message = message }
 }
 
