@@ -22,6 +22,7 @@ public struct MappingOptions: Sendable {
     /// How the input is cut into records (`auto` decides from its start, as the command line does).
     public var framing: Framing
     /// Threads that map records, as the command line's `--jobs`; results come in input order whatever the number.
+    /// 1 or less: every record is mapped on the calling thread.
     public var jobs: Int
     /// Which engine maps: ``StreamEngine`` (the default) or ``TreeEngine``; the results are the same.
     public var engine: Engine

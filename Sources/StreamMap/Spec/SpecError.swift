@@ -24,7 +24,6 @@ public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { issues.map { "\(file): \($0)" }.joined(separator: "\n") }
 }
 
-/// "did you mean" suggestions by edit distance.
 /// "Did you mean …?": the closest candidate by edit distance (case-insensitive), when it is close enough to be a
 /// typo — at most 2 edits, or a third of the word. Spec errors and the command line's flags use the same rule.
 public enum Suggest {
