@@ -149,6 +149,29 @@ struct CompressedInputTests {
         }
     }
 
+    /// A first read larger than the decompressor's own buffer (a pipeline's 256 KiB room, filled at once) is kept
+    /// whole: nothing read is lost or overrun.
+    @Test func aFirstReadLargerThanTheCompressedBufferIsKept() {
+        var rng = SplitMix64(seed: 3)
+        let text = Array((0..<20_000).map { i in "{\"id\":\(i),\"r\":\"\(String(rng.next(), radix: 36))\(String(rng.next(), radix: 36))\"}\n" }.joined().utf8)
+        for compression in Compression.allCases {
+            let packed = Self.compress(text, compression, pieces: [text.count / 3])
+            #expect(packed.count > InputDecoding.compressedReadBytes * 2)
+            let out = Transcript()
+            var pipeline = RecordPipeline(engine: StreamEngine(mapper: Self.pick), output: out)
+            var position = 0
+            let end = pipeline.read("in") { room in
+                let n = min(room.count, packed.count - position)
+                packed.withUnsafeBytes { room.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+                position += n
+                return n
+            }
+            pipeline.finish()
+            #expect(end == .ended)
+            #expect(out.lines.count == 20_000 && out.lines.last?.hasPrefix("in mapped 20000:") == true)
+        }
+    }
+
     /// A failed read inside compressed input ends the input with its errno, after the text decoded before it.
     @Test func aFailedReadAfterCompressedBytesKeepsTheRecordsBefore() {
         let text = Self.ndjson(50)
@@ -167,6 +190,23 @@ struct CompressedInputTests {
             #expect(e.isTruncated && e.compressedOffset == 2)
         } else {
             Issue.record("1F 8B alone is a truncated gzip stream")
+        }
+        // Text that cannot start a magic number is handed on at once (a line typed at a terminal), not after more
+        // reads; a possible start of one waits for the next read.
+        for (first, calls) in [([0x31, 0x0A], 1), ([0x1F], 2), ([0x28, 0xB5], 2), ([0x28, 0xC2], 1)] as [([UInt8], Int)] {
+            var decoding = InputDecoding()
+            var n = 0
+            var room = [UInt8](repeating: 0, count: 64)
+            let got = room.withUnsafeMutableBytes { room in
+                decoding.read(into: room) { raw in
+                    n += 1
+                    guard n == 1 else { return 0 }
+                    raw.copyBytes(from: first)
+                    return first.count
+                }
+            }
+            #expect(got == .bytes(first.count) && n == calls, "\(first)")
+            decoding.release()
         }
         // An empty gzip member and an empty zstd frame: no records, no error.
         for compression in Compression.allCases {

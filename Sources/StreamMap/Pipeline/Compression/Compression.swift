@@ -18,6 +18,14 @@ public enum Compression: String, Sendable, CaseIterable, Equatable {
 
     public static func detect(_ prefix: [UInt8]) -> Compression? { prefix.withUnsafeBytes { detect($0) } }
 
+    /// Whether `bytes` could still grow into a magic number (they are the start of one, or empty): only then is
+    /// more input needed to tell. So one line typed at a terminal (`1` and a newline) is mapped at once.
+    static func couldBeMagic(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        [[0x1F, 0x8B], [0x28, 0xB5, 0x2F, 0xFD]].contains { (magic: [UInt8]) in
+            bytes.count < magic.count && bytes.elementsEqual(magic.prefix(bytes.count))
+        }
+    }
+
     /// The compression an output file's name asks for: `.gz` gzip, `.zst` zstd, anything else nil.
     public static func forFileName(_ name: String) -> Compression? {
         if name.hasSuffix(".gz") { return .gzip }

@@ -66,16 +66,21 @@ struct InputDecoding {
         }
     }
 
-    /// The first read: enough bytes to tell the format (reads may come in smaller pieces from a pipe).
+    /// The first read: enough bytes to tell the format (reads may come in smaller pieces from a pipe; it stops as
+    /// soon as the bytes cannot be a magic number).
     private mutating func sniff(into room: UnsafeMutableRawBufferPointer, from read: (UnsafeMutableRawBufferPointer) -> Int?) -> DecodedRead {
         var n = 0
-        while n < Compression.magicByteCount {
+        var ended = false
+        while Compression.couldBeMagic(UnsafeRawBufferPointer(rebasing: room[..<n])) {
             guard let got = read(UnsafeMutableRawBufferPointer(rebasing: room[n...])) else {
                 if n == 0 { return .failed(errno: errno) }
                 pending = .failed(errno: errno)
                 break
             }
-            if got == 0 { break }
+            if got == 0 {
+                ended = true
+                break
+            }
             n += got
         }
         guard let compression = Compression.detect(UnsafeRawBufferPointer(rebasing: room[..<n])) else {
@@ -83,12 +88,12 @@ struct InputDecoding {
             return n == 0 ? .end : .bytes(n)
         }
         // Compressed: what was read is the start of the compressed bytes.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.compressedReadBytes, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(Self.compressedReadBytes, n), alignment: 16)
         buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: room[..<n]))
         compressed = buffer
         start = 0
         end = n
-        rawEnded = n < Compression.magicByteCount && pending == nil
+        rawEnded = ended
         let decompressor: any Decompressor = compression == .gzip ? GzipDecompressor() : ZstdDecompressor()
         state = .compressed(compression, decompressor)
         if let p = pending {  // the raw read failed right after the magic bytes: nothing to decode before it
