@@ -141,6 +141,10 @@ struct MapCommand: ParsableCommand {
             }
         }
 
+        if byteRange != nil, let compression = InputFile.compression(of: paths[0]) {
+            throw ValidationError("--byte-range: \(paths[0]) is \(compression.rawValue)-compressed, and compressed data cannot be split at byte offsets (map the file whole, or decompress it first)")
+        }
+
         // Never truncate an input by writing over it.
         let inputIDs = paths.compactMap(InputFile.identity)
         for (flag, path) in [("-o", output), ("--rejects", rejects)] {
@@ -178,9 +182,6 @@ struct MapCommand: ParsableCommand {
         }
 
         var window: ByteRangeWindow?
-        if byteRange != nil, let compression = InputFile.compression(of: paths[0]) {
-            throw ValidationError("--byte-range: \(paths[0]) is \(compression.rawValue)-compressed, and compressed data cannot be split at byte offsets (map the file whole, or decompress it first)")
-        }
         if let byteRange {
             switch ByteRangeWindow.open(paths[0], byteRange) {
             case .success(let w): window = w

@@ -70,8 +70,9 @@ struct CompressionCLITests {
 
     @Test func aByteRangeOfACompressedFileIsAUsageError() throws {
         let dir = try Self.files()
-        let r = try CLI.run(["--byte-range", "0:100", "multi.gz"], directory: dir)
+        let r = try CLI.run(["--byte-range", "0:100", "multi.gz", "-o", "kept.ndjson"], directory: dir)
         #expect(r.status == 64)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("kept.ndjson").path))  // refused before any output is opened
         #expect(r.stderr.contains("--byte-range: multi.gz is gzip-compressed, and compressed data cannot be split at byte offsets"))
         #expect(r.stdout == "")
     }
