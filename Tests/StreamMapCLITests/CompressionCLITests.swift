@@ -94,4 +94,21 @@ struct CompressionCLITests {
             #expect(CLI.read(dir.appendingPathComponent(name).path) == plain, "\(name)")
         }
     }
+
+    /// An interrupted run ends its compressed output properly: the file is a whole gzip stream of the rows
+    /// written (here a CSV table), not one cut short.
+    @Test func anInterruptedRunEndsItsCompressedOutput() throws {
+        let dir = try CLI.temporaryDirectory()
+        let out = dir.appendingPathComponent("rows.csv.gz").path
+        let run = try LiveCLI(["--field", "n", "--to", "csv", "-o", out, "--progress", "--progress-interval", "0"])
+        run.write("{\"n\":1}\n{\"n\":\"a,b\"}\n{\"n\":3}\n{\"n\":")
+        run.waitForStandardError(containing: "streammap: 3 records")
+        Thread.sleep(forTimeInterval: 0.1)
+        run.signal(SIGINT)
+        let r = run.finish(keepInputOpen: true)
+        #expect(r.status == 130)
+        let unpacked = try CLI.shell("gzip -dc '\(out)'")
+        #expect(unpacked.status == 0, "\(unpacked.stderr)")
+        #expect(unpacked.stdout == "n\n1\n\"a,b\"\n3\n")
+    }
 }
