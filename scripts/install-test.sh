@@ -5,7 +5,8 @@
 # then DESTDIR staging, the release tarball (scripts/dist.sh: the same files, byte for byte, plus README.md), and
 # uninstall: it leaves the prefix empty and what it did not install in place. Reuses the portable build that
 # scripts/spark-test.sh makes (.build/portable); the man page's plugin makes the debug build that scripts/test.sh
-# then reuses. ~30 s once built (~2 min in CI, with the plugin's tool, its build and zsh and fish from apt-get).
+# then reuses. ~30 s once built; from a fresh clone after the portable build, 6 min on a loaded machine, most of
+# it that debug build (the generate-manual tool: 1.5 min; zsh and fish from apt-get: 15 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -75,11 +76,43 @@ done
 MANWIDTH=100 MANPAGER=cat man -M "$prefix/share/man" streammap > "$tmp/man-by-name.txt" 2>&1 \
     || fail "man -M PREFIX/share/man streammap failed: $(cat "$tmp/man-by-name.txt")"
 cmp -s "$tmp/man.txt" "$tmp/man-by-name.txt" || fail "man by name shows another page than man -l"
+# Every option of every command is on the page, with its help text whole (the generator drops non-ASCII characters:
+# they must have been written in ASCII, not lost).
+"$bin" --experimental-dump-help | python3 -c '
+import json, re, subprocess, sys
+page = open(sys.argv[1], encoding="ascii").read()
+flat = lambda text: re.sub(r"\s+", "", text.replace("\\&", "").replace("\\(dq", "\"").replace("\\e", "\\"))
+ascii = lambda text: subprocess.run(["iconv", "-f", "UTF-8", "-t", "ASCII//TRANSLIT"], input=text, capture_output=True,
+                                    text=True, check=True).stdout
+source, missing, seen = flat(page), [], 0
+spelled = set()  # ".It Fl s , -spec Ar file" spells -s and --spec
+for line in page.splitlines():
+    words = line.split()
+    if words[:1] == [".It"]:
+        spelled.update("-" + after for word, after in zip(words, words[1:]) if word in ("Fl", ","))
+def visit(command):
+    global seen
+    for argument in command.get("arguments", []):
+        if not argument.get("shouldDisplay", True):
+            continue
+        for name in argument.get("names", []):
+            seen += 1
+            if ("-" if name["kind"] == "short" else "--") + name["name"] not in spelled:
+                missing.append(name["name"])
+        if argument.get("abstract") and flat(ascii(argument["abstract"])) not in source:
+            missing.append(argument["abstract"])
+    for sub in command.get("subcommands", []):
+        visit(sub)
+visit(json.load(sys.stdin)["command"])
+if missing or seen < 20:
+    sys.exit(f"{seen} option names; not on the page: {missing}")
+' "$page" || fail "streammap.1 misses the options or help texts above"
 groff -mandoc -Tutf8 -ww -z "$page" 2> "$tmp/groff.err" || fail "groff failed: $(cat "$tmp/groff.err")"
 [ ! -s "$tmp/groff.err" ] || fail "groff -ww warned: $(cat "$tmp/groff.err")"
 ok "man renders streammap.1 ($(wc -l < "$tmp/man.txt") lines), also found as 'man streammap' under the prefix"
 
-# 4. Completions: bash loads and registers its function; zsh and fish parse theirs where installed.
+# 4. Completions: bash, zsh and fish each load theirs from the prefix, as a user's shell would, and complete with it.
+mkdir -p "$tmp/home"
 bash_completion="$prefix/share/bash-completion/completions/streammap"
 registered=$(bash -c 'source "$1" && complete -p streammap' _ "$bash_completion") || fail "bash did not load the completion"
 [ "$registered" = "complete -o filenames -F _streammap streammap" ] || fail "bash registered: $registered"
@@ -101,7 +134,6 @@ bound=$(HOME="$tmp/home" zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; c
 [ "$bound" = _streammap ] || fail "zsh bound streammap to '$bound'"
 ok "zsh's compinit finds _streammap under the prefix and binds it"
 # fish: finds the completion by itself under PREFIX/share (XDG_DATA_DIRS) and completes with it.
-mkdir -p "$tmp/home"
 fished=$(HOME="$tmp/home" XDG_DATA_DIRS="$prefix/share:/usr/share" PATH="$prefix/bin:$PATH" \
     fish -c 'complete -C "streammap ch"; complete -C "streammap map --key-st"' | cut -f1 | tr '\n' ' ')
 [ "$fished" = "check --key-style " ] || fail "fish completes 'streammap ch' and 'streammap map --key-st' to: $fished"

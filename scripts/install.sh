@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs streammap: the portable release binary (scripts/build-portable.sh: the Swift runtime and yajl linked in),
-# its man page (streammap.1, generated from the argument parser by swift-argument-parser's generate-manual plugin)
+# its man page (streammap.1, generated from the argument parser by swift-argument-parser's generate-manual)
 # and its bash, zsh and fish completions (`streammap --generate-completion-script SHELL`).
 #
 #   scripts/install.sh                          # into /usr/local (builds as you, copies with sudo if need be)
@@ -46,17 +46,24 @@ if [ "$(id -u)" -ne 0 ] && [ ! -w "$writable" ]; then AS_OWNER="sudo"; fi
 # Builds the installed tree into $1: the portable binary, then what it generates about itself.
 stage() {
     local dir="$1"
-    local bin manual day
+    local bin manual day tool work
     bin=$(cd "$ROOT" && scripts/build-portable.sh | tail -1)
 
-    # The man page: swift-argument-parser's plugin builds the package (debug: the build that `swift test` reuses)
-    # and runs its generate-manual tool on streammap's `--experimental-dump-help`. Dated by the last commit, so the
-    # same commit gives the same page.
+    # The man page: swift-argument-parser's generate-manual turns the JSON of `streammap --experimental-dump-help`
+    # into mdoc. Its plugin builds the tool (and the package: debug, the build that `swift test` reuses). The tool
+    # drops every non-ASCII character of the help texts ("model → original shape" comes out as "model  original
+    # shape"), so it reads the dump of the portable binary through iconv, which writes them in ASCII ("->", "...")
+    # first. Dated by the last commit, so that one commit gives one page.
     day=$(git -C "$ROOT" log -1 --format=%cs 2>/dev/null || date -u +%F)
-    manual="$ROOT/.build/plugins/GenerateManual/outputs/streammap/streammap.1"
-    rm -f "$manual"
     (cd "$ROOT" && swift package plugin generate-manual --configuration debug --date "$day") >&2
-    [ -s "$manual" ] || { echo "install: generate-manual wrote no $manual" >&2; exit 1; }
+    tool=$(ls "$ROOT"/.build/*/debug/generate-manual-tool 2>/dev/null | head -1)
+    [ -x "$tool" ] || { echo "install: the plugin built no .build/*/debug/generate-manual-tool" >&2; exit 1; }
+    work=$(mktemp -d)
+    printf '#!/usr/bin/env bash\nset -o pipefail\n"%s" "$@" | iconv -f UTF-8 -t ASCII//TRANSLIT\n' "$bin" > "$work/streammap"
+    chmod +x "$work/streammap"
+    "$tool" "$work/streammap" --date "$day" --output-directory "$work" >&2
+    manual="$work/streammap.1"
+    [ -s "$manual" ] || { echo "install: generate-manual wrote no streammap.1" >&2; exit 1; }
 
     mkdir -p "$dir/bin" "$dir/share/man/man1" "$dir/share/bash-completion/completions" \
         "$dir/share/zsh/site-functions" "$dir/share/fish/vendor_completions.d"
@@ -66,6 +73,7 @@ stage() {
     # The help texts' blank lines between paragraphs come out as empty lines, which mdoc renders but warns about
     # ("mdoc warning: Empty input line"): they become the paragraph macro, which renders the same.
     sed 's/^$/.Pp/' "$manual" > "$dir/share/man/man1/streammap.1"
+    rm -rf "$work"
     "$bin" --generate-completion-script bash > "$dir/share/bash-completion/completions/streammap"
     "$bin" --generate-completion-script zsh > "$dir/share/zsh/site-functions/_streammap"
     "$bin" --generate-completion-script fish > "$dir/share/fish/vendor_completions.d/streammap.fish"
