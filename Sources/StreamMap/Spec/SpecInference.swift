@@ -8,7 +8,8 @@
 /// - for strings, a conversion when **every** sampled value maps with it and maps back to the same text (so the
 ///   reverse mapping gives each value back): a date format StreamMap knows (`iso8601`, `twitter`, …), then `url`,
 ///   then `uuid`; else a small closed set of strings (at most `Limits.maximumEnumValues` distinct values, each seen
-///   `Limits.enumRepetition` times on average) as an `enum` table mapping each value to itself;
+///   `Limits.enumRepetition` times on average, `Limits.enumMinimumStrings` strings at least) as an `enum` table
+///   mapping each value to itself;
 /// - `required` for a path present and non-null in every object that could hold it; the others
 ///   `"missing": "omit", "null": "null"`;
 /// - destination names in `keyStyle` (made unique within their object; keys containing the delimiter are `literal`).
@@ -26,8 +27,10 @@ public struct SpecInference: Sendable {
         public var maximumEnumValues = 10
         /// Longest string (UTF-8 bytes) an `enum` table holds.
         public var maximumEnumValueBytes = 64
-        /// An `enum` is proposed only when the path held at least this many strings per distinct value.
+        /// An `enum` is proposed only when the path held at least this many strings per distinct value…
         public var enumRepetition = 4
+        /// …and at least this many strings in all.
+        public var enumMinimumStrings = 10
 
         public init() {}
     }
@@ -283,7 +286,7 @@ private struct StringEvidence: Sendable {
 
     func proposal(limits: SpecInference.Limits) -> JSONValue? {
         if shapes != 0 { return StringShape.all[shapes.trailingZeroBitCount].via }
-        if let values = distinct, !values.isEmpty, count >= values.count * limits.enumRepetition {
+        if let values = distinct, !values.isEmpty, count >= max(limits.enumMinimumStrings, values.count * limits.enumRepetition) {
             return ["enum": JSONObject(values.map { ($0, JSONValue.string($0)) }).asValue]
         }
         return nil
