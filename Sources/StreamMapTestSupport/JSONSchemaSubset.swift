@@ -9,8 +9,9 @@ public struct JSONSchemaSubset: Sendable {
 
     /// Keywords that constrain (validated) and that annotate (ignored).
     public static let assertions: Set<String> = [
-        "type", "const", "enum", "properties", "additionalProperties", "required", "minProperties", "items", "prefixItems",
-        "minItems", "maxItems", "minLength", "pattern", "allOf", "anyOf", "oneOf", "not", "if", "then", "$ref",
+        "type", "const", "enum", "properties", "additionalProperties", "required", "minProperties", "items",
+        "prefixItems",
+        "minItems", "maxItems", "minLength", "pattern", "allOf", "anyOf", "oneOf", "not", "if", "then", "$ref"
     ]
     public static let annotations: Set<String> = ["$schema", "$id", "$defs", "title", "description", "$comment"]
 
@@ -73,7 +74,9 @@ public struct JSONSchemaSubset: Sendable {
         }
         if let t = s["type"] {
             let names = t.arrayValue?.compactMap(\.stringValue) ?? [t.stringValue ?? ""]
-            if !names.contains(where: { Self.hasType(v, $0) }) { fail("expected \(names.joined(separator: " or ")), found \(JSONWriter.string(v))") }
+            if !names.contains(where: { Self.hasType(v, $0) }) {
+                fail("expected \(names.joined(separator: " or ")), found \(JSONWriter.string(v))")
+            }
         }
         if let c = s["const"], !Self.equal(c, v) { fail("expected \(JSONWriter.string(c))") }
         if let e = s["enum"]?.arrayValue, !e.contains(where: { Self.equal($0, v) }) {
@@ -85,16 +88,24 @@ public struct JSONSchemaSubset: Sendable {
                 if let p = properties[k] {
                     validate(member, p, at + "/" + k, &out)
                 } else if let extra = s["additionalProperties"] {
-                    if case .bool(false) = extra { fail("unknown key \"\(k)\"") } else { validate(member, extra, at + "/" + k, &out) }
+                    if case .bool(false) = extra {
+                        fail("unknown key \"\(k)\"")
+                    } else {
+                        validate(member, extra, at + "/" + k, &out)
+                    }
                 }
             }
-            for r in s["required"]?.arrayValue ?? [] where o[r.stringValue ?? ""] == nil { fail("missing key \(JSONWriter.string(r))") }
+            for r in s["required"]?.arrayValue ?? [] where o[r.stringValue ?? ""] == nil {
+                fail("missing key \(JSONWriter.string(r))")
+            }
             if let n = s["minProperties"].flatMap(Self.int), o.count < n { fail("expected at least \(n) keys") }
         }
         if case .array(let a) = v {
             let prefix = s["prefixItems"]?.arrayValue ?? []
             for (i, e) in a.enumerated() {
-                if i < prefix.count { validate(e, prefix[i], at + "/\(i)", &out) } else if let items = s["items"] {
+                if i < prefix.count {
+                    validate(e, prefix[i], at + "/\(i)", &out)
+                } else if let items = s["items"] {
                     validate(e, items, at + "/\(i)", &out)
                 }
             }
@@ -102,7 +113,9 @@ public struct JSONSchemaSubset: Sendable {
             if let n = s["maxItems"].flatMap(Self.int), a.count > n { fail("expected at most \(n) items") }
         }
         if case .string(let str) = v {
-            if let n = s["minLength"].flatMap(Self.int), str.unicodeScalars.count < n { fail("expected at least \(n) characters") }
+            if let n = s["minLength"].flatMap(Self.int), str.unicodeScalars.count < n {
+                fail("expected at least \(n) characters")
+            }
             if let p = s["pattern"]?.stringValue {
                 if let regex = try? Regex(p) {
                     if (try? regex.firstMatch(in: str)) == nil { fail("\(JSONWriter.string(v)) does not match \(p)") }
@@ -127,7 +140,8 @@ public struct JSONSchemaSubset: Sendable {
 
     static func hasType(_ v: JSONValue, _ name: String) -> Bool {
         switch (v, name) {
-        case (.null, "null"), (.bool, "boolean"), (.string, "string"), (.array, "array"), (.object, "object"), (.number, "number"):
+        case (.null, "null"), (.bool, "boolean"), (.string, "string"), (.array, "array"), (.object, "object"),
+            (.number, "number"):
             return true
         case (.number(let n), "integer"):
             guard let d = Double(n.text) else { return false }

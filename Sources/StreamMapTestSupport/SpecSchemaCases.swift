@@ -61,7 +61,7 @@ public enum SpecSchemaCases {
         #"{"mapper":{"type":[]}}"#,
         #"{"mapper":{"keys":"camel","deep":"yes"}}"#,
         #"{"mapper":{"object":[]}}"#,
-        #"{"mapper":5}"#,
+        #"{"mapper":5}"#
     ]
 
     public static let valid: [String] = [
@@ -74,6 +74,6 @@ public enum SpecSchemaCases {
         #"{"mapper":{"enum":[[1,"one"],[null,"none"],[true,"yes"]]}}"#,
         #"{"mapper":[{"type":["string","null"]},{"policy":"string","missing":"omit","null":"null","invalid":{"default":""}}]}"#,
         #"{"mapper":{"thread":[{"numberToDate":"ms"},{"dateToString":"twitter","timeZone":"Z"},{"base64":true,"from":"url","to":"standard"}]}}"#,
-        #"{"mapper":{"backward":"a.b","via":{"add":-273.15}}}"#,
+        #"{"mapper":{"backward":"a.b","via":{"add":-273.15}}}"#
     ]
 }

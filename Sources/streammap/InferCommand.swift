@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import StreamMap
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `streammap infer [FILE...]`: a spec inferred from the first records of the inputs (`Spec/SpecInference`).
 struct InferCommand: ParsableCommand {
@@ -28,24 +29,29 @@ struct InferCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Read at most N valid records (default 10000).", valueName: "n"))
     var sample: Int = 10_000
 
-    @Option(help: ArgumentHelp("Destination names in this style: \(KeyStyle.specNames.joined(separator: ", ")).", valueName: "style"))
+    @Option(
+        help: ArgumentHelp(
+            "Destination names in this style: \(KeyStyle.specNames.joined(separator: ", ")).", valueName: "style"))
     var keyStyle: String?
 
-    @Argument(help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"),
-              completion: .file(extensions: ["ndjson", "jsonl", "json"]))
+    @Argument(
+        help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"),
+        completion: .file(extensions: ["ndjson", "jsonl", "json"]))
     var inputs: [String] = []
 
     func validate() throws {
         if sample < 1 { throw ValidationError("--sample must be 1 or more") }
         if let keyStyle, KeyStyle(specName: keyStyle) == nil {
-            throw ValidationError("--key-style \(keyStyle): unknown key style (one of \(KeyStyle.specNames.joined(separator: ", ")))")
+            throw ValidationError(
+                "--key-style \(keyStyle): unknown key style (one of \(KeyStyle.specNames.joined(separator: ", ")))")
         }
     }
 
     func run() throws {
         let console = Console()
         defer { console.flush() }
-        var sampler = RecordSampler(inference: SpecInference(keyStyle: keyStyle.flatMap(KeyStyle.init(specName:))), limit: sample)
+        var sampler = RecordSampler(
+            inference: SpecInference(keyStyle: keyStyle.flatMap(KeyStyle.init(specName:))), limit: sample)
         var status = ExitStatus.success
         for path in inputs.isEmpty ? ["-"] : inputs where !sampler.isFull {
             switch InputFile.open(path) {
@@ -89,7 +95,8 @@ struct RecordSampler {
     mutating func read(_ input: InputFile, console: Console) -> Int32? {
         var framer = RecordFramer()
         var buffer = [UInt8](repeating: 0, count: InputFile.readBytes)
-        func take(_ record: UnsafeRawBufferPointer, _ location: RecordLocation, _ framingError: JSONSyntaxError? = nil) {
+        func take(_ record: UnsafeRawBufferPointer, _ location: RecordLocation, _ framingError: JSONSyntaxError? = nil)
+        {
             guard !isFull else { return }
             var failure = framingError
             if failure == nil {

@@ -36,12 +36,18 @@ struct InferCLITests {
         let first = try CLI.run(["infer", "--sample", "1", "--key-style", "camel"], stdin: input)
         #expect(first.status == 0)
         #expect(first.stdout.contains(#""user_id": {"to": "userId", "type": "integer"}"#))
-        #expect(first.stdout.contains(#""created_at": {"to": "createdAt", "via": {"stringToDate": "iso8601"}, "required": true}"#))
+        #expect(
+            first.stdout.contains(
+                #""created_at": {"to": "createdAt", "via": {"stringToDate": "iso8601"}, "required": true}"#))
         #expect(!first.stdout.contains("extra"))
         #expect(first.stdout.contains("from 1 record\""))
         let both = try CLI.run(["infer", "-"], stdin: input)
-        #expect(both.stdout.contains(#""extra": {"to": "extra", "type": "boolean", "missing": "omit", "null": "null"}"#))
-        #expect(both.stdout.contains(#""created_at": {"to": "created_at", "via": {"stringToDate": "iso8601"}, "missing": "omit", "null": "null"}"#))
+        #expect(
+            both.stdout.contains(#""extra": {"to": "extra", "type": "boolean", "missing": "omit", "null": "null"}"#))
+        #expect(
+            both.stdout.contains(
+                #""created_at": {"to": "created_at", "via": {"stringToDate": "iso8601"}, "missing": "omit", "null": "null"}"#
+            ))
     }
 
     @Test func invalidRecordsAreReportedAndLeftOut() throws {
@@ -72,7 +78,10 @@ struct InferCLITests {
         let wide = "{" + (0..<12_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}\n"
         let r = try CLI.run(["infer"], stdin: wide)
         #expect(r.status == 0)
-        #expect(r.stderrLines == [#"streammap: note: more than 10000 distinct paths: keys beyond them are not inferred, their objects pass them through ("unmapped": "keep")"#])
+        #expect(
+            r.stderrLines == [
+                #"streammap: note: more than 10000 distinct paths: keys beyond them are not inferred, their objects pass them through ("unmapped": "keep")"#
+            ])
         let spec = try CLI.temporaryFile(r.stdout)
         let mapped = try CLI.run(["-s", spec], stdin: wide)
         #expect(mapped.status == 0)

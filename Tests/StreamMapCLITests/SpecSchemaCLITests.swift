@@ -23,13 +23,15 @@ struct SpecSchemaCLITests {
     }
 
     @Test func schemaKeyIsIgnoredWhenMapping() throws {
-        let spec = try CLI.temporaryFile(#"{"$schema":"https://example.com/streammap-spec.schema.json","fields":{"a":"b"}}"#)
+        let spec = try CLI.temporaryFile(
+            #"{"$schema":"https://example.com/streammap-spec.schema.json","fields":{"a":"b"}}"#)
         let r = try CLI.run(["-s", spec], stdin: #"{"a":1}"# + "\n")
         #expect(r.stdout == #"{"b":1}"# + "\n")
         #expect(r.status == 0)
         let bad = try CLI.temporaryFile(#"{"$schema":true,"fields":{"a":"b"}}"#)
-        #expect(try CLI.run(["check", bad]).stderrLines == [
-            "streammap: \(bad): /$schema: expected the URI of a JSON Schema (a string), found boolean true",
-        ])
+        #expect(
+            try CLI.run(["check", bad]).stderrLines == [
+                "streammap: \(bad): /$schema: expected the URI of a JSON Schema (a string), found boolean true"
+            ])
     }
 }

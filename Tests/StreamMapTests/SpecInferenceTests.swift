@@ -12,7 +12,9 @@ struct SpecInferenceTests {
     // MARK: Helpers
 
     /// Infers a spec from `records` (invalid JSON is left out, as `streammap infer` does).
-    static func infer(_ records: [[UInt8]], keyStyle: KeyStyle? = nil, limits: SpecInference.Limits = .init()) -> SpecInference {
+    static func infer(_ records: [[UInt8]], keyStyle: KeyStyle? = nil, limits: SpecInference.Limits = .init())
+        -> SpecInference
+    {
         var inference = SpecInference(keyStyle: keyStyle, limits: limits)
         for r in records { try? r.withUnsafeBytes { try inference.add(json: $0) } }
         return inference
@@ -25,8 +27,10 @@ struct SpecInferenceTests {
     static func sortedKeys(_ v: JSONValue) -> JSONValue {
         switch v {
         case .object(let o):
-            return .object(JSONObject(o.entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
-                .map { ($0.key, sortedKeys($0.value)) }))
+            return .object(
+                JSONObject(
+                    o.entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+                        .map { ($0.key, sortedKeys($0.value)) }))
         case .array(let a): return .array(a.map(sortedKeys))
         default: return v
         }
@@ -43,13 +47,17 @@ struct SpecInferenceTests {
             return ["the inferred spec does not compile: \(error)\n\(inference.text)"]
         }
         // The printed text is the same spec.
-        if (try? JSONParser.parse(inference.text)) != document { problems.append("the printed text is not the document") }
+        if (try? JSONParser.parse(inference.text)) != document {
+            problems.append("the printed text is not the document")
+        }
         guard let back = try? spec.reversed() else { return problems + ["the inferred spec is not reversible"] }
         let valid = records.compactMap { try? JSONParser.parse($0) }
         // Both engines: same bytes, nothing rejected.
-        let mismatches = findMismatches(mapper: spec.mapper, records: records, makeCandidate: makeStreamEngine, pieces: 0x1F)
+        let mismatches = findMismatches(
+            mapper: spec.mapper, records: records, makeCandidate: makeStreamEngine, pieces: 0x1F)
         if let m = mismatches.first { problems.append("engines disagree: \(m)") }
-        let tree = TreeEngine(mapper: spec.mapper), reverse = TreeEngine(mapper: back)
+        let tree = TreeEngine(mapper: spec.mapper)
+        let reverse = TreeEngine(mapper: back)
         for (i, record) in valid.enumerated() {
             var w = JSONWriter()
             guard case .mapped(let warnings) = tree.map(value: record, into: &w) else {
@@ -59,13 +67,14 @@ struct SpecInferenceTests {
             if !warnings.isEmpty { problems.append("record \(i) mapped with warnings \(warnings)") }
             var r = JSONWriter()
             guard let mapped = try? JSONParser.parse(w.bytes), case .mapped = reverse.map(value: mapped, into: &r),
-                  let restored = try? JSONParser.parse(r.bytes)
+                let restored = try? JSONParser.parse(r.bytes)
             else {
                 problems.append("record \(i): the reverse mapping failed")
                 continue
             }
             if sortedKeys(restored) != sortedKeys(record) {
-                problems.append("record \(i) not given back:\n  \(JSONWriter.string(record))\n  \(JSONWriter.string(restored))")
+                problems.append(
+                    "record \(i) not given back:\n  \(JSONWriter.string(record))\n  \(JSONWriter.string(restored))")
             }
         }
         return problems
@@ -75,7 +84,8 @@ struct SpecInferenceTests {
 
     /// `../shared/data/seed/NAME` beside the repository (the product's sample data; not copied into the repository).
     static func seed(_ name: String) -> [[UInt8]]? {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let url = root.deletingLastPathComponent().appendingPathComponent("shared/data/seed/\(name)")
         guard let data = try? Data(contentsOf: url) else { return nil }
         return data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
@@ -104,7 +114,9 @@ struct SpecInferenceTests {
         #expect(Self.infer(records).text == inference.text)
     }
 
-    @Test("Tweets: Twitter dates, nested users, null-or-integer ids; camelCase destinations; maps and reverses every tweet")
+    @Test(
+        "Tweets: Twitter dates, nested users, null-or-integer ids; camelCase destinations; maps and reverses every tweet"
+    )
     func tweets() throws {
         guard let records = Self.seed("tweets.ndjson") else {
             print("skipped: ../shared/data/seed/tweets.ndjson is absent")
@@ -114,7 +126,10 @@ struct SpecInferenceTests {
         #expect(Self.problems(inference, records: records) == [])
         let fields = try #require(inference.document["fields"]?.objectValue)
         #expect(fields["created_at"] == ["to": "createdAt", "via": ["stringToDate": "twitter"], "required": true])
-        #expect(fields["in_reply_to_status_id"] == ["to": "inReplyToStatusId", "type": "integer", "missing": "omit", "null": "null"])
+        #expect(
+            fields["in_reply_to_status_id"] == [
+                "to": "inReplyToStatusId", "type": "integer", "missing": "omit", "null": "null"
+            ])
         let user = try #require(fields["user"]?["via"]?["object"]?["fields"]?.objectValue)
         #expect(user["created_at"]?["via"] == ["stringToDate": "twitter"])
         #expect(user["screen_name"]?["to"] == "screenName")
@@ -123,7 +138,9 @@ struct SpecInferenceTests {
 
     // MARK: Generated records (the differential generators)
 
-    @Test("Records the differential tests generate: every inferred spec is valid, maps its sample in both engines alike and reverses")
+    @Test(
+        "Records the differential tests generate: every inferred spec is valid, maps its sample in both engines alike and reverses"
+    )
     func generatedRecords() throws {
         var failures: [String] = []
         var inferred = 0
@@ -135,7 +152,9 @@ struct SpecInferenceTests {
             guard inference.recordCount > 0 else { continue }
             inferred += 1
             let p = Self.problems(inference, records: c.records)
-            if !p.isEmpty { failures.append("seed \(seed) (style \(style.map { "\($0)" } ?? "none")): \(p.joined(separator: "\n"))") }
+            if !p.isEmpty {
+                failures.append("seed \(seed) (style \(style.map { "\($0)" } ?? "none")): \(p.joined(separator: "\n"))")
+            }
         }
         #expect(failures == [])
         #expect(inferred > 250, "most generated cases have valid records to infer from")
@@ -143,9 +162,12 @@ struct SpecInferenceTests {
 
     // MARK: Rules
 
-    @Test("Mixed types get no type; integers and fractions are numbers; only-null is null; strings that do not convert back stay strings")
+    @Test(
+        "Mixed types get no type; integers and fractions are numbers; only-null is null; strings that do not convert back stay strings"
+    )
     func typeRules() throws {
-        let records = Self.lines("""
+        let records = Self.lines(
+            """
             {"a":1,"b":1,"c":null,"d":"2014-08-31T00:29:15.000Z","e":"x","f":"550e8400-e29b-41d4-a716-446655440000"}
             {"a":"1","b":1.5,"c":null,"d":"2014-08-31T00:29:16Z","e":"y","f":"550E8400-E29B-41D4-A716-446655440000"}
             {"a":true,"b":2e3,"d":"2014-08-31T00:29:17Z","e":"z","f":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"}
@@ -168,7 +190,11 @@ struct SpecInferenceTests {
         let kinds = ["open", "closed", "merged"]
         let records = (0..<12).map { Array("{\"state\":\"\(kinds[$0 % 3])\",\"n\":\($0)}".utf8) }
         let fields = try #require(Self.infer(records).document["fields"]?.objectValue)
-        #expect(fields["state"] == ["to": "state", "via": ["enum": ["open": "open", "closed": "closed", "merged": "merged"]], "required": true])
+        #expect(
+            fields["state"] == [
+                "to": "state", "via": ["enum": ["open": "open", "closed": "closed", "merged": "merged"]],
+                "required": true
+            ])
         var limits = SpecInference.Limits()
         limits.maximumEnumValues = 2
         #expect(Self.infer(records, limits: limits).document["fields"]?["state"] == ["to": "state", "type": "string"])
@@ -177,9 +203,12 @@ struct SpecInferenceTests {
         #expect(Self.infer(records, limits: limits).document["fields"]?["state"] == ["to": "state", "type": "string"])
     }
 
-    @Test("Keys with the delimiter, empty keys, canonically equivalent keys and key-style collisions all map and come back")
+    @Test(
+        "Keys with the delimiter, empty keys, canonically equivalent keys and key-style collisions all map and come back"
+    )
     func awkwardKeys() throws {
-        let records = Self.lines(#"""
+        let records = Self.lines(
+            #"""
             {"a.b":1,"":2,"\u00e9":3,"e\u0301":4,"user_id":5,"userId":6,"0":7}
             {"a.b":1,"":2,"\u00e9":3,"e\u0301":4,"user_id":5,"userId":6,"0":7}
             """#)
@@ -206,11 +235,15 @@ struct SpecInferenceTests {
 
     // MARK: Limits: bounded memory, linear time
 
-    @Test("More distinct paths than the limit: the rest pass through, a note says so, the sample still maps and comes back")
+    @Test(
+        "More distinct paths than the limit: the rest pass through, a note says so, the sample still maps and comes back"
+    )
     func pathLimit() {
         var limits = SpecInference.Limits()
         limits.maximumPaths = 50
-        let records = (0..<5).map { r in Array(("{" + (0..<40).map { "\"k\(r)_\($0)\":\($0)" }.joined(separator: ",") + "}").utf8) }
+        let records = (0..<5).map { r in
+            Array(("{" + (0..<40).map { "\"k\(r)_\($0)\":\($0)" }.joined(separator: ",") + "}").utf8)
+        }
         let inference = Self.infer(records, limits: limits)
         #expect(inference.droppedPaths)
         #expect(inference.notes.count == 1)
@@ -219,7 +252,9 @@ struct SpecInferenceTests {
         #expect(Self.problems(inference, records: records) == [])
     }
 
-    @Test("Values deeper than the depth limit are typed, not looked into; a record nested 10 000 deep (the parser's limit) is fine")
+    @Test(
+        "Values deeper than the depth limit are typed, not looked into; a record nested 10 000 deep (the parser's limit) is fine"
+    )
     func depthLimit() {
         var limits = SpecInference.Limits()
         limits.maximumDepth = 3
@@ -227,7 +262,9 @@ struct SpecInferenceTests {
         let inference = Self.infer(records, limits: limits)
         #expect(inference.notes.count == 1)
         #expect(Self.problems(inference, records: records) == [])
-        let deep = [Array((String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8)]
+        let deep = [
+            Array((String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8)
+        ]
         let deepInference = Self.infer(deep)
         #expect(deepInference.recordCount == 1)
         #expect((try? Spec(document: deepInference.document)) != nil)

@@ -11,7 +11,8 @@ import Testing
 
 @Suite("Spec JSON Schema")
 struct SpecSchemaTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let schemaURL = root.appendingPathComponent("schema/streammap-spec.schema.json")
     static let schemaValue: JSONValue = {
         let bytes = (try? Data(contentsOf: schemaURL)).map { Array($0) } ?? []
@@ -33,10 +34,14 @@ struct SpecSchemaTests {
         #expect(Self.schema.unsupportedKeywords == [])
     }
 
-    @Test("Every mapper name, option key, spec key and enumerated name of the compiler is in the schema, and nothing else")
+    @Test(
+        "Every mapper name, option key, spec key and enumerated name of the compiler is in the schema, and nothing else"
+    )
     func schemaTablesAreTheCompilers() throws {
         // Document, object and field keys.
-        #expect(propertyNames(Self.schemaValue).subtracting(Self.pendingDocumentKeys) == Set(SpecCompiler.documentKeys).subtracting(Self.pendingDocumentKeys))
+        #expect(
+            propertyNames(Self.schemaValue).subtracting(Self.pendingDocumentKeys)
+                == Set(SpecCompiler.documentKeys).subtracting(Self.pendingDocumentKeys))
         #expect(propertyNames(try defs("objectSpec")) == Set(SpecCompiler.objectKeys))
         #expect(propertyNames(try defs("fieldObject")) == Set(SpecCompiler.fieldKeys))
         // Simple mappers.
@@ -68,12 +73,15 @@ struct SpecSchemaTests {
         let skip: Set<String> = [".build", ".git", ".swiftpm", "node_modules"]
         var pending = [root]
         while let dir = pending.popLast() {
-            let entries = (try? FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: [.isDirectoryKey])) ?? []
+            let entries =
+                (try? FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: [.isDirectoryKey]))
+                ?? []
             for e in entries where !skip.contains(e.lastPathComponent) {
                 if (try? e.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
                     pending.append(e)
                 } else if e.lastPathComponent.hasSuffix(".spec.json")
-                            || (e.deletingLastPathComponent().path.hasSuffix("Benchmarks/specs") && e.pathExtension == "json") {
+                    || (e.deletingLastPathComponent().path.hasSuffix("Benchmarks/specs") && e.pathExtension == "json")
+                {
                     found.append(e)
                 }
             }
@@ -138,7 +146,9 @@ struct SpecSchemaTests {
         }
         probe.waitUntilExit()
         guard probe.terminationStatus == 0 else {
-            print("skipped: Python's jsonschema is not installed (pip install jsonschema); JSONSchemaSubset's verdicts stand alone")
+            print(
+                "skipped: Python's jsonschema is not installed (pip install jsonschema); JSONSchemaSubset's verdicts stand alone"
+            )
             return
         }
         var cases = SpecSchemaCases.broken + SpecSchemaCases.valid
@@ -156,7 +166,8 @@ struct SpecSchemaTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", "-c", script, Self.schemaURL.path]
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
         p.standardInput = stdin
         p.standardOutput = stdout
         try p.run()
@@ -168,6 +179,8 @@ struct SpecSchemaTests {
         let python = out.split(separator: "\n").map(String.init)
         let ours = cases.map { Self.schema.errors(try! JSONParser.parse($0)).isEmpty ? "valid" : "invalid" }
         #expect(python.count == cases.count)
-        for (i, (a, b)) in zip(python, ours).enumerated() { #expect(a == b, "python says \(a), JSONSchemaSubset \(b): \(cases[i])") }
+        for (i, (a, b)) in zip(python, ours).enumerated() {
+            #expect(a == b, "python says \(a), JSONSchemaSubset \(b): \(cases[i])")
+        }
     }
 }

@@ -14,7 +14,8 @@ enum IndentedJSON {
     static func spaced(_ value: JSONValue) -> String {
         switch value {
         case .object(let o) where !o.isEmpty:
-            return "{" + o.map { JSONWriter.string(.string($0.key)) + ": " + spaced($0.value) }.joined(separator: ", ") + "}"
+            return "{" + o.map { JSONWriter.string(.string($0.key)) + ": " + spaced($0.value) }.joined(separator: ", ")
+                + "}"
         case .array(let a) where !a.isEmpty:
             return "[" + a.map(spaced).joined(separator: ", ") + "]"
         default:

@@ -4,7 +4,8 @@
 /// What it proposes, per path, in first-seen order:
 /// - the JSON type seen (`integer`; `number` when fractions or exponents were seen too; `string`, `boolean`, `null`),
 ///   no type when the path held values of different types;
-/// - a nested `{"object": …}` spec for objects, `{"arrayOf": {"object": …}}` for arrays whose elements are all objects;
+/// - a nested `{"object": …}` spec for objects, `{"arrayOf": {"object": …}}` for arrays whose elements are all
+///   objects;
 /// - for strings, a conversion when **every** sampled value maps with it and maps back to the same text (so the
 ///   reverse mapping gives each value back): a date format StreamMap knows (`iso8601`, `twitter`, …), then `url`,
 ///   then `uuid`; else a small closed set of strings (at most `Limits.maximumEnumValues` distinct values, each seen
@@ -69,10 +70,14 @@ public struct SpecInference: Sendable {
     public var notes: [String] {
         var notes: [String] = []
         if droppedPaths {
-            notes.append("more than \(limits.maximumPaths) distinct paths: keys beyond them are not inferred, their objects pass them through (\"unmapped\": \"keep\")")
+            notes.append(
+                "more than \(limits.maximumPaths) distinct paths: keys beyond them are not inferred, their objects pass them through (\"unmapped\": \"keep\")"
+            )
         }
         if nodes.contains(where: { $0.tooDeep }) {
-            notes.append("values nested deeper than \(limits.maximumDepth) levels are typed \"object\" or \"array\", not looked into")
+            notes.append(
+                "values nested deeper than \(limits.maximumDepth) levels are typed \"object\" or \"array\", not looked into"
+            )
         }
         return notes
     }
@@ -140,13 +145,16 @@ public struct SpecInference: Sendable {
     public var document: JSONValue {
         var doc = JSONObject()
         doc["streammap"] = .number(JSONNumber(1))
-        doc["description"] = .string("inferred by streammap infer from \(recordCount) record\(recordCount == 1 ? "" : "s")")
+        doc["description"] = .string(
+            "inferred by streammap infer from \(recordCount) record\(recordCount == 1 ? "" : "s")")
         let root = nodes[0]
         if root.kinds == [.object] && root.nulls == 0 && !root.tooDeep {
             for (k, v) in objectSpec(0) { doc[k] = v }
         } else {
             // A null record passes as null (a type check or an object mapping would reject it).
-            doc["mapper"] = expression(0).map { root.nulls > 0 ? ["policy": $0, "missing": "omit", "null": "null"] : $0 } ?? "identity"
+            doc["mapper"] =
+                expression(0).map { root.nulls > 0 ? ["policy": $0, "missing": "omit", "null": "null"] : $0 }
+                ?? "identity"
         }
         return doc.asValue
     }
@@ -286,7 +294,9 @@ private struct StringEvidence: Sendable {
 
     func proposal(limits: SpecInference.Limits) -> JSONValue? {
         if shapes != 0 { return StringShape.all[shapes.trailingZeroBitCount].via }
-        if let values = distinct, !values.isEmpty, count >= max(limits.enumMinimumStrings, values.count * limits.enumRepetition) {
+        if let values = distinct, !values.isEmpty,
+            count >= max(limits.enumMinimumStrings, values.count * limits.enumRepetition)
+        {
             return ["enum": JSONObject(values.map { ($0, JSONValue.string($0)) }).asValue]
         }
         return nil
@@ -302,10 +312,12 @@ private struct StringShape: Sendable {
 
     /// Dates first (in `NamedDateFormat` order), then URLs, then UUIDs.
     static let all: [StringShape] = {
-        let vias: [JSONValue] = NamedDateFormat.allCases.map { ["stringToDate": .string($0.rawValue)] } + ["url", "uuid"]
+        let vias: [JSONValue] =
+            NamedDateFormat.allCases.map { ["stringToDate": .string($0.rawValue)] } + ["url", "uuid"]
         return vias.compactMap { via in
             var compiler = SpecCompiler()
-            guard let m = compiler.compileMapper(via, at: "", scope: SpecCompiler.Scope()), let r = try? m.reversed() else { return nil }
+            guard let m = compiler.compileMapper(via, at: "", scope: SpecCompiler.Scope()), let r = try? m.reversed()
+            else { return nil }
             return StringShape(via: via, forward: m, reverse: r)
         }
     }()
