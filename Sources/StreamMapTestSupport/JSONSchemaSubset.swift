@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import StreamMap
 
 /// A JSON Schema (draft 2020-12) validator for the subset of keywords schema/streammap-spec.schema.json uses, so
@@ -42,11 +47,34 @@ public struct JSONSchemaSubset: Sendable {
         return found
     }
 
-    /// The first reasons `value` does not match the schema (empty: it matches).
+    /// The first reasons `value` does not match the schema (empty: it matches). Validation recurses a few frames per
+    /// level of the value and the schema (large frames under AddressSanitizer), so it runs on a thread with a
+    /// 256 MiB stack: a deep spec cannot overflow the test's stack.
     public func errors(_ value: JSONValue) -> [String] {
-        var out: [String] = []
-        validate(value, root, "", &out)
-        return out
+        final class Job: @unchecked Sendable {
+            let schema: JSONSchemaSubset, value: JSONValue
+            var result: [String] = []
+            init(_ schema: JSONSchemaSubset, _ value: JSONValue) { (self.schema, self.value) = (schema, value) }
+            func run() { schema.validate(value, schema.root, "", &result) }
+        }
+        let job = Job(self, value)
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 1 << 28)
+        let context = Unmanaged.passRetained(job).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, &attributes, { context in
+            Unmanaged<Job>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        if status != 0 {
+            Unmanaged<Job>.fromOpaque(context).release()
+            job.run()
+        } else {
+            pthread_join(thread, nil)
+        }
+        return job.result
     }
 
     private func resolve(_ ref: String) -> JSONValue? {

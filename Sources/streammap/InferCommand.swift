@@ -26,7 +26,7 @@ struct InferCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Read at most N valid records (default 10000).", valueName: "n"))
+    @Option(help: ArgumentHelp("Read at most N valid records.", valueName: "n"))
     var sample: Int = 10_000
 
     @Option(
