@@ -19,6 +19,7 @@
 /// them through with `"unmapped": "keep"`, and `notes` says so), `Limits.maximumDepth` levels (deeper values get
 /// their JSON type only) and per path a fixed amount of string evidence; time is linear in the records' size.
 public struct SpecInference: Sendable {
+    /// How much an inference tracks: the bounds on its memory, and when it proposes an `enum`.
     public struct Limits: Sendable {
         /// Distinct paths tracked (array elements of one path are one path).
         public var maximumPaths = 10_000
@@ -33,11 +34,13 @@ public struct SpecInference: Sendable {
         /// …and at least this many strings in all.
         public var enumMinimumStrings = 10
 
+        /// The defaults: 10 000 paths, 64 levels, enums of at most 10 values of at most 64 bytes.
         public init() {}
     }
 
     /// Destination names in this style (nil: the source key).
     public var keyStyle: KeyStyle?
+    /// The bounds this inference keeps to.
     public let limits: Limits
     /// Records fed so far.
     public private(set) var recordCount = 0
@@ -45,6 +48,7 @@ public struct SpecInference: Sendable {
     /// Node 0 is the record; every other node is a path (an object member or the elements of an array).
     private var nodes: [PathNode] = [PathNode()]
 
+    /// An inference that has seen no record yet.
     public init(keyStyle: KeyStyle? = nil, limits: Limits = Limits()) {
         self.keyStyle = keyStyle
         self.limits = limits
