@@ -36,6 +36,10 @@ int cjsonscan_accelerated(void);
 /// (`cjsonscan_plain_prefix` and StrictJSON.swift) has checked every byte before yajl or this function sees it.
 size_t cjsonscan_skip_value(const unsigned char *p, size_t n, size_t max_depth);
 
+/// `cjsonscan_skip_value` without SIMD (what it runs where the CPU has no AVX2), for the tests and the fuzz
+/// target, which hold the two to each other.
+size_t cjsonscan_skip_value_portable(const unsigned char *p, size_t n, size_t max_depth);
+
 /// After an object's key (`p` points just past its closing quote): optional whitespace, the colon, and the
 /// member's value as `cjsonscan_skip_value` skips it. Returns the index just past the value, or 0.
 size_t cjsonscan_skip_member_value(const unsigned char *p, size_t n, size_t max_depth);

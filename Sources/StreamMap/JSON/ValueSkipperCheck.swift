@@ -45,11 +45,21 @@ internal import CJSONScan
         return cjsonscan_skip_value(base.assumingMemoryBound(to: UInt8.self), seen, maximumDepth)
     }
 
-    /// nil when the skipper agrees with the parser on `bytes`, else what differs: a value the skipper passes must
+    /// `skipperEnd` by the skipper's portable code (no SIMD).
+    public static func portableSkipperEnd(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int) -> Int {
+        var strict = StrictJSONScanner()
+        let seen = strict.scan(bytes)?.offset ?? bytes.count
+        guard let base = bytes.baseAddress, seen > 0 else { return 0 }
+        return cjsonscan_skip_value_portable(base.assumingMemoryBound(to: UInt8.self), seen, maximumDepth)
+    }
+
+    /// nil when the skipper (both its code paths) agrees with the parser on `bytes`, else what differs: a value the skipper passes must
     /// end where the parser's ends; a value the parser accepts (nested at most 4 096 levels, and followed by a
     /// byte: the skipper needs one after a number or literal) must be passed by the skipper, with the same end.
     public static func divergence(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int) -> String? {
         let skipped = skipperEnd(bytes, maximumDepth: maximumDepth)
+        let portable = portableSkipperEnd(bytes, maximumDepth: maximumDepth)
+        if portable != skipped { return "the skipper passes \(skipped) bytes, its portable code \(portable)" }
         let verdict = parserVerdict(bytes, maximumDepth: maximumDepth)
         if skipped > 0 {
             return verdict == .ends(at: skipped) ? nil : "the skipper passes \(skipped) bytes; the parser: \(verdict)"

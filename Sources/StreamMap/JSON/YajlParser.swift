@@ -65,6 +65,8 @@ class YajlParserBase: YajlCallbackTarget {
     private let maximumDepth: Int
     private let allowMultipleValues: Bool
     private let events: (any YajlEventTable)?
+    /// `events`' table, read without the existential.
+    private let eventTable: UnsafeMutablePointer<yajl_callbacks>?
 
     /// Kept alive for as long as the handle that allocates from it.
     private let memory: YajlMemory?
@@ -76,6 +78,7 @@ class YajlParserBase: YajlCallbackTarget {
         self.maximumDepth = options.maximumDepth
         self.allowMultipleValues = options.allowMultipleValues
         self.events = events
+        self.eventTable = events?.table
         self.memory = memory
         super.init()
         openHandle()
@@ -87,7 +90,7 @@ class YajlParserBase: YajlCallbackTarget {
     }
 
     private func allocateHandle() {
-        let table = events?.table ?? yajlCallbackTable
+        let table = eventTable ?? yajlCallbackTable
         let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
         if let memory {
             var functions = memory.functions  // yajl copies them
@@ -124,6 +127,7 @@ class YajlParserBase: YajlCallbackTarget {
     deinit {
         yajl_free(handle)
         objectLevels.deallocate()
+        priming.deallocate()
     }
 
     @exclusivity(unchecked) private var strict = StrictJSONScanner()
@@ -272,12 +276,13 @@ class YajlParserBase: YajlCallbackTarget {
     @exclusivity(unchecked) private var objectLevelCapacity = 64
     /// Where yajl goes on after the value `skipsAhead` skipped (set while yajl stops).
     @exclusivity(unchecked) private var resumeAt: UnsafeRawPointer?
-    /// What yajl parses to stand where a skipped value's object was (`resumeAfterSkippedValue`).
-    private var priming: [UInt8] = []
+    /// What yajl parses to stand where a skipped value's object was (`resumeAfterSkippedValue`): room for
+    /// `{"":` per open container and `null`.
+    @exclusivity(unchecked) private var priming = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * 64 + 4)
 
     /// Runs of skipped members shorter than this are left to yajl: skipping ahead costs a new handle and a few bytes
     /// of priming.
-    static let skipAheadMinimum = 96
+    static let skipAheadMinimum = 48
 
     @inline(never)
     private func growObjectLevels() {
@@ -287,6 +292,8 @@ class YajlParserBase: YajlCallbackTarget {
         objectLevels.deallocate()
         objectLevels = grown
         objectLevelCapacity = capacity
+        priming.deallocate()
+        priming = .allocate(capacity: 4 * capacity + 4)
     }
 
     /// Called from the key callback when the member of `key` is read by no one (its events are silenced), with
@@ -334,20 +341,23 @@ class YajlParserBase: YajlCallbackTarget {
     @inline(never)
     private func resumeAfterSkippedValue() {
         yajl_free(handle)
-        let table = events!.table
+        let table = eventTable!
         let callbacks = table.pointee
         table.pointee = yajl_callbacks()
         allocateHandle()
-        priming.removeAll(keepingCapacity: true)
-        for level in 1..<depth {
+        let openObject: UInt32 = 0x3A22_227B  // {"":  (little-endian)
+        var count = 0
+        for level in 1...depth {
             if objectLevels[level] {
-                priming.append(contentsOf: [0x7B, 0x22, 0x22, 0x3A])  // {"":
+                UnsafeMutableRawPointer(priming + count).storeBytes(of: openObject.littleEndian, as: UInt32.self)
+                count += 4
             } else {
-                priming.append(0x5B)  // [
+                priming[count] = 0x5B  // [
+                count += 1
             }
         }
-        priming.append(contentsOf: [0x7B, 0x22, 0x22, 0x3A, 0x6E, 0x75, 0x6C, 0x6C])  // {"":null
-        let status = priming.withUnsafeBufferPointer { yajl_parse(handle, $0.baseAddress, $0.count) }
+        UnsafeMutableRawPointer(priming + count).storeBytes(of: UInt32(0x6C6C_756E).littleEndian, as: UInt32.self)  // null
+        let status = yajl_parse(handle, priming, count + 4)
         precondition(status == yajl_status_ok, "yajl refused the state of a skipped value")
         table.pointee = callbacks
     }
