@@ -126,8 +126,8 @@ class YajlParserBase: YajlCallbackTarget {
 
     deinit {
         yajl_free(handle)
-        objectLevels.deallocate()
-        priming.deallocate()
+        objectLevels?.deallocate()
+        priming?.deallocate()
     }
 
     @exclusivity(unchecked) private var strict = StrictJSONScanner()
@@ -265,34 +265,37 @@ class YajlParserBase: YajlCallbackTarget {
     final func enter(object: Bool) -> Bool {
         guard enter() else { return false }
         if depth >= objectLevelCapacity { growObjectLevels() }
-        objectLevels[depth] = object
+        objectLevels.unsafelyUnwrapped[depth] = object
         return true
     }
 
     // MARK: Skipping ahead of yajl
 
     /// Whether each open container is an object, by depth (index 0 unused).
-    @exclusivity(unchecked) private var objectLevels = UnsafeMutablePointer<Bool>.allocate(capacity: 64)
-    @exclusivity(unchecked) private var objectLevelCapacity = 64
+    /// Allocated at the first `enter(object:)`: a parser that never skips ahead (the tree engine's) has none.
+    @exclusivity(unchecked) private var objectLevels: UnsafeMutablePointer<Bool>?
+    @exclusivity(unchecked) private var objectLevelCapacity = 0
     /// Where yajl goes on after the value `skipsAhead` skipped (set while yajl stops).
     @exclusivity(unchecked) private var resumeAt: UnsafeRawPointer?
     /// What yajl parses to stand where a skipped value's object was (`resumeAfterSkippedValue`): room for
     /// `{"":` per open container and `null`.
-    @exclusivity(unchecked) private var priming = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * 64 + 4)
+    @exclusivity(unchecked) private var priming: UnsafeMutablePointer<UInt8>?
 
-    /// Runs of skipped members shorter than this are left to yajl: skipping ahead costs a new handle and a few bytes
-    /// of priming.
+    /// Runs of skipped members shorter than this (or than 8 bytes a level of nesting) are left to yajl: skipping
+    /// ahead costs a new handle and a few bytes of priming a level.
     static let skipAheadMinimum = 48
 
     @inline(never)
     private func growObjectLevels() {
-        let capacity = objectLevelCapacity * 2
+        let capacity = max(64, objectLevelCapacity * 2)
         let grown = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
-        grown.update(from: objectLevels, count: objectLevelCapacity)
-        objectLevels.deallocate()
+        if let objectLevels {
+            grown.update(from: objectLevels, count: objectLevelCapacity)
+            objectLevels.deallocate()
+        }
         objectLevels = grown
         objectLevelCapacity = capacity
-        priming.deallocate()
+        priming?.deallocate()
         priming = .allocate(capacity: 4 * capacity + 4)
     }
 
@@ -328,7 +331,9 @@ class YajlParserBase: YajlCallbackTarget {
             guard skips(next) else { break }
             from = valueEnd + keyOffset + keyLength + 1
         }
-        guard let end, end - start >= Self.skipAheadMinimum else { return false }
+        // At least as long as twice the priming (`resumeAfterSkippedValue`: up to 4 bytes a level), so that deep
+        // records stay linear.
+        guard let end, end - start >= max(Self.skipAheadMinimum, 8 &* depth) else { return false }
         resumeAt = end
         return true
     }
@@ -346,6 +351,7 @@ class YajlParserBase: YajlCallbackTarget {
         table.pointee = yajl_callbacks()
         allocateHandle()
         let openObject: UInt32 = 0x3A22_227B  // {"":  (little-endian)
+        let objectLevels = objectLevels.unsafelyUnwrapped, priming = priming.unsafelyUnwrapped
         var count = 0
         for level in 1...depth {
             if objectLevels[level] {
