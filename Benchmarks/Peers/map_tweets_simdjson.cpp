@@ -95,6 +95,22 @@ bool twitter_date_ms(std::string_view s, int64_t &ms) {
     return true;
 }
 
+/// An int64 value into `out` (and `has` set); false when the value is not one.
+bool integer(ondemand::value &value, int64_t &out, bool &has) {
+    if (value.get_int64().get(out)) return false;
+    has = true;
+    return true;
+}
+
+/// A string value into `out` (and `has` set); false when the value is not one.
+bool text_value(ondemand::value &value, std::string &out, bool &has) {
+    std::string_view s;
+    if (value.get_string().get(s)) return false;
+    out = s;
+    has = true;
+    return true;
+}
+
 struct Mapper {
     ondemand::parser parser;
     std::vector<char> padded;
@@ -115,76 +131,52 @@ struct Mapper {
         bool has_retweets = false, has_reply = false, verified = false;
         for (auto field : record) {
             std::string_view key;
-            if (field.unescaped_key().get(key)) return false;
             ondemand::value value;
-            if (field.value().get(value)) return false;
-            std::string_view s;
+            if (field.unescaped_key().get(key) || field.value().get(value)) return false;
+            bool is_null = false;
             if (key == "id") {
-                if (value.get_int64().get(id)) return false;
-                has_id = true;
+                if (!integer(value, id, has_id)) return false;
             } else if (key == "id_str") {
-                if (value.get_string().get(s)) return false;
-                id_str = s;
-                has_id_str = true;
+                if (!text_value(value, id_str, has_id_str)) return false;
             } else if (key == "created_at") {
+                std::string_view s;
                 if (value.get_string().get(s) || !twitter_date_ms(s, created)) return false;
                 has_created = true;
             } else if (key == "text") {
-                if (value.get_string().get(s)) return false;
-                text = s;
-                has_text = true;
+                if (!text_value(value, text, has_text)) return false;
             } else if (key == "user") {
                 ondemand::object user;
                 if (value.get_object().get(user)) return false;
                 bool has_uid = false, has_handle = false, has_followers = false;
                 for (auto member : user) {
                     std::string_view k;
-                    if (member.unescaped_key().get(k)) return false;
                     ondemand::value v;
-                    if (member.value().get(v)) return false;
+                    if (member.unescaped_key().get(k) || member.value().get(v)) return false;
                     if (k == "id") {
-                        if (v.get_int64().get(uid)) return false;
-                        has_uid = true;
+                        if (!integer(v, uid, has_uid)) return false;
                     } else if (k == "screen_name") {
-                        if (v.get_string().get(s)) return false;
-                        handle = s;
-                        has_handle = true;
+                        if (!text_value(v, handle, has_handle)) return false;
                     } else if (k == "followers_count") {
-                        if (v.get_int64().get(followers)) return false;
-                        has_followers = true;
+                        if (!integer(v, followers, has_followers)) return false;
                     } else if (k == "verified") {
-                        bool is_null = false;
-                        if (v.is_null().get(is_null)) return false;
-                        if (is_null) {
-                            verified = false;
-                        } else if (v.get_bool().get(verified)) {
-                            return false;
-                        }
+                        if (v.is_null().get(is_null) || (!is_null && v.get_bool().get(verified))) return false;
                     }
                 }
                 has_user = has_uid && has_handle && has_followers;
             } else if (key == "retweet_count") {
-                if (value.get_int64().get(retweets)) return false;
-                has_retweets = true;
+                if (!integer(value, retweets, has_retweets)) return false;
             } else if (key == "favorite_count") {
-                bool is_null = false;
-                if (value.is_null().get(is_null)) return false;
-                if (is_null) likes = 0;
-                else if (value.get_int64().get(likes)) return false;
+                bool present;
+                if (value.is_null().get(is_null) || (!is_null && !integer(value, likes, present))) return false;
             } else if (key == "lang") {
-                bool is_null = false;
+                bool present;
                 if (value.is_null().get(is_null)) return false;
-                if (is_null) {
-                    lang = "und";
-                } else {
-                    if (value.get_string().get(s)) return false;
-                    lang = s;
-                }
+                if (is_null) lang = "und";
+                else if (!text_value(value, lang, present)) return false;
             } else if (key == "in_reply_to_status_id") {
-                bool is_null = false;
                 if (value.is_null().get(is_null)) return false;
-                has_reply = !is_null;
-                if (has_reply && value.get_int64().get(reply)) return false;
+                has_reply = false;
+                if (!is_null && !integer(value, reply, has_reply)) return false;
             }
         }
         const char *trailing;
