@@ -40,6 +40,12 @@ TARGETS = {
     "jobs2_vs_jobs1": 1.7,
     "rss_mib": 16,
 }
+# Issue #20 (skipping unread values ahead of yajl): the same ratios, higher.
+TARGETS_20 = {
+    "stream_vs_ceiling": 1.5,
+    "identity_vs_ceiling": 1.0,
+    "jobs2_vs_jobs1": 1.8,
+}
 
 
 def sh(cmd):
@@ -103,6 +109,11 @@ def build_tools(a):
     t.append(Tool("python-json", "Python json", "mapping", [py, os.path.join(peers, "map_tweets.py"), "json", c], "lines", "mapper"))
     t.append(Tool("codable", "Swift Codable (JSONDecoder/JSONEncoder)", "mapping", [os.path.join(pb, "map-tweets-codable"), c], "lines", "mapper"))
     t.append(Tool("jsonserialization", "Swift JSONSerialization", "mapping", [os.path.join(pb, "map-tweets-jsonserialization"), c], "lines", "mapper"))
+    simdjson = os.path.join(pb, "map-tweets-simdjson")
+    if os.access(simdjson, os.X_OK):
+        t.append(Tool("simdjson", "simdjson On-Demand, by hand (C++)", "mapping", [simdjson, c], "lines", "mapper"))
+    else:
+        print("compare.py: no simdjson peer (libsimdjson-dev): skipped", file=sys.stderr)
     if shutil.which("jq"):
         t.append(Tool("jq", "jq " + sh(["jq", "--version"]).replace("jq-", ""), "mapping", ["jq", "-nRc", "-f", os.path.join(peers, "tweets.jq"), c], "jq", "mapper"))
     else:
@@ -119,7 +130,7 @@ def build_tools(a):
 # pair see the same spell of a shared machine: seconds of other tools between them (a Python peer takes ~1 s)
 # let the machine drift from one to the other. Each group is one block of the round; the blocks' order rotates
 # from round to round, and a block runs backwards every other round (first-run effects go to each side alike).
-PAIRED = [["yajl-noop", "streammap-stream", "streammap-jobs2"], ["yajl-gen", "identity-stream", "identity-tree"],
+PAIRED = [["yajl-noop", "streammap-stream", "streammap-jobs2", "simdjson"], ["yajl-gen", "identity-stream", "identity-tree"],
           ["codable", "streammap-tree"]]
 
 
@@ -458,6 +469,8 @@ def write_report(a, tools, size, out_dir):
         "tree_vs_codable": ratio("streammap-tree", by.get("codable")),
         "stream_vs_codable": ratio("streammap-stream", by.get("codable")),
         "jobs2_vs_jobs1": ratio("streammap-jobs2", by["streammap-stream"]),
+        "identity_vs_ceiling": ratio("identity-stream", by["yajl-noop"]),
+        "stream_vs_simdjson": ratio("streammap-stream", by.get("simdjson")),
     }
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     L = []
@@ -514,6 +527,16 @@ def write_report(a, tools, size, out_dir):
     for key in ("streammap-stream", "streammap-tree", "identity-stream"):
         if key in by:
             row("peak RSS MiB, " + by[key].label + " (%.0f MB input)" % mb, by[key].rss_mib, TARGETS["rss_mib"], higher=False)
+    L.append("")
+    L.append("## Ratios against the targets of issue #20 (skipping unread values ahead of yajl)")
+    L.append("")
+    L.append("| ratio | measured | target | met? |")
+    L.append("|---|---:|---:|---|")
+    row("stream engine / yajl no-op ceiling", ratios["stream_vs_ceiling"], TARGETS_20["stream_vs_ceiling"])
+    row("streammap identity (stream) / yajl no-op ceiling", ratios["identity_vs_ceiling"], TARGETS_20["identity_vs_ceiling"])
+    row("streammap --jobs 2 / --jobs 1 (stream engine)", ratios["jobs2_vs_jobs1"], TARGETS_20["jobs2_vs_jobs1"])
+    L.append("| stream engine / simdjson On-Demand by hand | %s | reported | – |" % (
+        fmt(ratios["stream_vs_simdjson"]) if ratios["stream_vs_simdjson"] is not None else "–"))
     L.append("")
     L.append("## Output checks")
     L.append("")

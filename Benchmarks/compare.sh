@@ -54,6 +54,12 @@ fi
 if stale "$PEERS_BIN/yajl_gen_identity" "$P/yajl_gen_identity.c" "$P/lines.h"; then
     say "cc -O2 yajl_gen_identity.c"; cc -O2 -o "$PEERS_BIN/yajl_gen_identity" "$P/yajl_gen_identity.c" $(pkg-config --cflags --libs yajl 2>/dev/null || echo -lyajl)
 fi
+# simdjson's On-Demand API (Debian libsimdjson-dev), header-compiled for this CPU (-march=native).
+[ -f /usr/include/simdjson.h ] || apt_install libsimdjson-dev || say "libsimdjson-dev is not available: no simdjson peer"
+if [ -f /usr/include/simdjson.h ] && stale "$PEERS_BIN/map-tweets-simdjson" "$P/map_tweets_simdjson.cpp"; then
+    say "c++ -O3 -march=native map_tweets_simdjson.cpp"
+    c++ -O3 -march=native -std=c++17 -o "$PEERS_BIN/map-tweets-simdjson" "$P/map_tweets_simdjson.cpp" -lsimdjson
+fi
 if stale "$PEERS_BIN/map-tweets-codable" "$P/MapTweetsCodable.swift" "$P/Lines.swift"; then
     say "swiftc -O -static-stdlib MapTweetsCodable.swift"; swiftc -O -static-stdlib -parse-as-library "$P/Lines.swift" "$P/MapTweetsCodable.swift" -o "$PEERS_BIN/map-tweets-codable"
 fi

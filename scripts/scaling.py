@@ -68,6 +68,13 @@ def long_path_spec(n):
     return {"fields": {".".join(["a"] * n): "out"}}
 
 
+def skipped_runs(n, depth=1):
+    """Unread members of 60-byte strings between read ones (each a run the stream engine skips ahead of yajl, then
+    a new yajl handle), in an object `depth` levels down."""
+    members = ",".join('"u%d":"%s","a":%d' % (i, "x" * 60, i) for i in range(n))
+    return '{"a":' * (depth - 1) + "{" + members + "}" * depth + "\n"
+
+
 # name, engines ("-": no --engine, for the subcommands), args, spec (a function of n, or None), input (a function of
 # n), n. `{spec}` in args is the spec file's path.
 STREAM_AND_TREE = ("stream", "tree")
@@ -112,6 +119,10 @@ CASES = [
     ("check, spec with many nested fields", ("-",), ["check", "{spec}"], spec_nested_fields, lambda n: "", 800),
     ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
     ("long path", STREAM_AND_TREE, ["-s", "{spec}"], long_path_spec, lambda n: nested(n, "a"), 500),
+    ("skipped members, wide object", STREAM_AND_TREE, ["-s", "{spec}", "-q"], lambda n: {"fields": {"a": "a"}},
+     skipped_runs, 3000),
+    ("skipped members, deep", STREAM_AND_TREE, ["-s", "{spec}", "-q"], lambda n: long_path_spec(n + 1),
+     lambda n: skipped_runs(n, depth=n), 300),
     ("jobs 2, many records", ("stream",), ["--jobs", "2", "--key-style", "camel"], None, records, 6000),
     ("framing array", ("stream",), ["--framing", "array"], None, lambda n: "[" + records(n).replace("\n", ",")[:-1] + "]", 6000),
     ("framing concat", ("stream",), ["--framing", "concat"], None, lambda n: records(n).replace("\n", " "), 6000),

@@ -19,9 +19,10 @@
 // as a stream would use it: whole, as a single piece, then in pieces (a few cut points, or every byte). The stream
 // engine must produce the same output bytes and the same outcome (errors compared byte for byte); the tree engine
 // must too when fed in pieces; a rejected record must write nothing, a mapped one must write one canonical JSON
-// value.
+// value. From the record's start and its first 32 `{`, `[` and `"`, the validating skipper must also pass exactly
+// the values yajl and the strict scanner accept, ending where they end (`ValueSkipperCheck`).
 
-import StreamMap
+@_spi(Fuzzing) import StreamMap
 
 public enum EngineFuzzing {
     public static let headerSize = 10
@@ -129,6 +130,7 @@ public enum EngineFuzzing {
                 variants += (1..<record.count).map { ("stream", [$0]) }
             }
             if let report = verify(record, variants, c, i, &tree, &stream) { return report }
+            if let report = checkSkipper(record, c, i) { return report }
             // Mode bits 5 and 6: the first record again after 300 000 spaces, in pieces (the first piece ends with
             // the padding). Only the first, and only in a quarter of the inputs: the padding costs milliseconds.
             if c.mode & 0x60 == 0x60 && i == 0 {
@@ -141,6 +143,24 @@ public enum EngineFuzzing {
             }
         }
         return nil
+    }
+
+    /// The validating skipper against the parser it shortcuts (`ValueSkipperCheck`): from the record's start and
+    /// from each of its first 32 `{`, `[` and `"`, the skipper must pass exactly the values the parser accepts,
+    /// ending where the parser's end.
+    static func checkSkipper(_ record: [UInt8], _ c: Case, _ i: Int) -> String? {
+        let starts = [0] + record.indices.lazy.filter { [0x7B, 0x5B, 0x22].contains(record[$0]) }.prefix(32)
+        return record.withUnsafeBytes { bytes in
+            for start in starts {
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+                if let divergence = ValueSkipperCheck.divergence(rest, maximumDepth: c.options.maximumDepth) {
+                    return "StreamMap fuzz: the skipper differs from the parser: \(divergence)\n"
+                        + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), max depth \(c.options.maximumDepth), record \(i), from byte \(start)\n"
+                        + "  bytes: \(printable(Array(rest)))"
+                }
+            }
+            return nil
+        }
     }
 
     /// Maps `record` with the tree engine whole (the reference) and then as each variant says (engine; nil: whole,

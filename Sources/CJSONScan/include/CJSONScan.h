@@ -21,4 +21,32 @@ size_t cjsonscan_plain_prefix(const unsigned char *p, size_t n);
 /// 1 when `cjsonscan_plain_prefix` runs SIMD code on this CPU, 0 when it always returns 0.
 int cjsonscan_accelerated(void);
 
+/// The validating skipper (SkipValue.c), for a value that no field reads. `p[0..<n]` starts with a JSON value
+/// (after optional whitespace); returns the index just past its end when yajl 2.1 (with StreamMap's flags: no
+/// comments, strings not UTF-8-checked) would accept it whole and it nests at most `max_depth` levels (the value
+/// itself is level 1; never more than 4096). Returns 0 otherwise: any syntax error, or a value that the end of
+/// the bytes cuts (a number or literal must have a byte after it) — the caller then leaves the value to yajl,
+/// which reports an error exactly as without the skipper.
+///
+/// It checks what yajl checks in a value: brackets that balance and match, commas and colons, keys that are
+/// strings, the number grammar (no leading zero, digits after `.` and after an exponent), the literals `true`,
+/// `false` and `null`, escapes (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u` and four hex digits),
+/// no raw control byte (below 0x20) in a string, whitespace of space, tab, LF and CR only (yajl also takes
+/// `\v` and `\f`: not here). It does not check UTF-8 or which code points `\u` escapes name: the strict scanner
+/// (`cjsonscan_plain_prefix` and StrictJSON.swift) has checked every byte before yajl or this function sees it.
+size_t cjsonscan_skip_value(const unsigned char *p, size_t n, size_t max_depth);
+
+/// `cjsonscan_skip_value` without SIMD (what it runs where the CPU has no AVX2), for the tests and the fuzz
+/// target, which hold the two to each other.
+size_t cjsonscan_skip_value_portable(const unsigned char *p, size_t n, size_t max_depth);
+
+/// After an object's key (`p` points just past its closing quote): optional whitespace, the colon, and the
+/// member's value as `cjsonscan_skip_value` skips it. Returns the index just past the value, or 0.
+size_t cjsonscan_skip_member_value(const unsigned char *p, size_t n, size_t max_depth);
+
+/// After a member's value: optional whitespace, a comma, optional whitespace and a key without escapes or
+/// control bytes. Returns the index of the key's first byte (its length in `*key_length`), or 0 when the bytes
+/// are anything else.
+size_t cjsonscan_next_key(const unsigned char *p, size_t n, size_t *key_length);
+
 #endif

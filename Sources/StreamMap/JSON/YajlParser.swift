@@ -1,4 +1,5 @@
 internal import CYajl
+internal import CJSONScan
 
 /// Non-generic base so that C trampolines (which cannot capture context) can reach the generic parser.
 class YajlCallbackTarget {
@@ -64,6 +65,8 @@ class YajlParserBase: YajlCallbackTarget {
     private let maximumDepth: Int
     private let allowMultipleValues: Bool
     private let events: (any YajlEventTable)?
+    /// `events`' table, read without the existential.
+    private let eventTable: UnsafeMutablePointer<yajl_callbacks>?
 
     /// Kept alive for as long as the handle that allocates from it.
     private let memory: YajlMemory?
@@ -75,6 +78,7 @@ class YajlParserBase: YajlCallbackTarget {
         self.maximumDepth = options.maximumDepth
         self.allowMultipleValues = options.allowMultipleValues
         self.events = events
+        self.eventTable = events?.table
         self.memory = memory
         super.init()
         openHandle()
@@ -82,7 +86,11 @@ class YajlParserBase: YajlCallbackTarget {
 
     private func openHandle() {
         events?.reset()
-        let table = events?.table ?? yajlCallbackTable
+        allocateHandle()
+    }
+
+    private func allocateHandle() {
+        let table = eventTable ?? yajlCallbackTable
         let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
         if let memory {
             var functions = memory.functions  // yajl copies them
@@ -105,6 +113,7 @@ class YajlParserBase: YajlCallbackTarget {
         yajl_free(handle)
         consumedBeforeChunk = 0
         depth = 0
+        resumeAt = nil
         strict = StrictJSONScanner()
         pendingError = nil
         openHandle()
@@ -115,7 +124,11 @@ class YajlParserBase: YajlCallbackTarget {
         options.maximumDepth == maximumDepth && options.allowMultipleValues == allowMultipleValues
     }
 
-    deinit { yajl_free(handle) }
+    deinit {
+        yajl_free(handle)
+        objectLevels?.deallocate()
+        priming?.deallocate()
+    }
 
     @exclusivity(unchecked) private var strict = StrictJSONScanner()
     /// The bytes yajl is parsing now. A string or key that points into them was lexed in place, which yajl does
@@ -123,11 +136,22 @@ class YajlParserBase: YajlCallbackTarget {
     @exclusivity(unchecked) private var chunkStart = UnsafeRawPointer(bitPattern: 1)!
     @exclusivity(unchecked) private var chunkEnd = UnsafeRawPointer(bitPattern: 1)!
 
+    /// yajl parses `bytes`; where the stream parser skipped a value ahead of it (`skipsAhead`), it goes on after
+    /// that value with a new handle. `consumedBeforeChunk` moves to the start of the part yajl parses last.
     private func parse(_ bytes: UnsafePointer<UInt8>, count: Int) -> yajl_status {
-        chunkStart = UnsafeRawPointer(bytes)
-        chunkEnd = chunkStart + count
+        let end = UnsafeRawPointer(bytes) + count
+        var start = UnsafeRawPointer(bytes)
         defer { chunkEnd = chunkStart }
-        return yajl_parse(handle, bytes, count)
+        while true {
+            chunkStart = start
+            chunkEnd = end
+            let status = yajl_parse(handle, start.assumingMemoryBound(to: UInt8.self), end - start)
+            guard status == yajl_status_client_canceled, let resume = resumeAt else { return status }
+            resumeAt = nil
+            consumedBeforeChunk += resume - start
+            start = resume
+            resumeAfterSkippedValue()
+        }
     }
 
     @inline(__always)
@@ -161,6 +185,8 @@ class YajlParserBase: YajlCallbackTarget {
     private func feedChunk(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
+        let consumedBefore = consumedBeforeChunk
+        defer { consumedBeforeChunk = consumedBefore + chunk.count }
         if let violation = strict.scan(chunk) {
             // yajl sees what comes before the violation first: if it finds an earlier error, that one is reported,
             // so the verdict is the same however the input is split.
@@ -171,7 +197,6 @@ class YajlParserBase: YajlCallbackTarget {
             throw JSONSyntaxError(byteOffset: violation.offset, message: violation.message)
         }
         try check(parse(bytes, count: chunk.count), chunk: bytes, count: chunk.count)
-        consumedBeforeChunk += chunk.count
     }
 
     final func finish() throws { try exclusively { try check(yajl_complete_parse(handle), chunk: nil, count: 0) } }
@@ -232,6 +257,115 @@ class YajlParserBase: YajlCallbackTarget {
     final func enter() -> Bool {
         depth += 1
         return depth <= maximumDepth || tooDeep()
+    }
+
+    /// `enter` for a parser that skips ahead: it also notes whether the container is an object, which
+    /// `resumeAfterSkippedValue` needs to rebuild yajl's state.
+    @inline(__always)
+    final func enter(object: Bool) -> Bool {
+        guard enter() else { return false }
+        if depth >= objectLevelCapacity { growObjectLevels() }
+        objectLevels.unsafelyUnwrapped[depth] = object
+        return true
+    }
+
+    // MARK: Skipping ahead of yajl
+
+    /// Whether each open container is an object, by depth (index 0 unused).
+    /// Allocated at the first `enter(object:)`: a parser that never skips ahead (the tree engine's) has none.
+    @exclusivity(unchecked) private var objectLevels: UnsafeMutablePointer<Bool>?
+    @exclusivity(unchecked) private var objectLevelCapacity = 0
+    /// Where yajl goes on after the value `skipsAhead` skipped (set while yajl stops).
+    @exclusivity(unchecked) private var resumeAt: UnsafeRawPointer?
+    /// What yajl parses to stand where a skipped value's object was (`resumeAfterSkippedValue`): room for
+    /// `{"":` per open container and `null`.
+    @exclusivity(unchecked) private var priming: UnsafeMutablePointer<UInt8>?
+
+    /// Runs of skipped members shorter than this (or than 8 bytes a level of nesting) are left to yajl: skipping
+    /// ahead costs a new handle and a few bytes of priming a level.
+    static let skipAheadMinimum = 48
+
+    @inline(never)
+    private func growObjectLevels() {
+        let capacity = max(64, objectLevelCapacity * 2)
+        let grown = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
+        if let objectLevels {
+            grown.update(from: objectLevels, count: objectLevelCapacity)
+            objectLevels.deallocate()
+        }
+        objectLevels = grown
+        objectLevelCapacity = capacity
+        priming?.deallocate()
+        priming = .allocate(capacity: 4 * capacity + 4)
+    }
+
+    /// Called from the key callback when the member of `key` is read by no one (its events are silenced), with
+    /// `skips`, which tells whether the member of a later key of the same object is read by no one either (and
+    /// then silences it too). When the key was lexed in place and `cjsonscan_skip_member_value` vouches for the
+    /// colon and value after it — and for the members after it whose keys `skips` takes — and they make at least
+    /// `skipAheadMinimum` bytes, notes where the last value ends and returns true: the callback then stops yajl,
+    /// and `parse` goes on after that value. Else false, and yajl parses the value (silenced) as before: an
+    /// invalid value is reported by yajl and the strict scanner exactly as without this. Only for a parser made
+    /// with an event table (the stream engine's), whose containers go through `enter(object:)`.
+    @inline(__always)
+    final func skipsAhead(after key: UnsafeRawBufferPointer, _ skips: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        guard let keyStart = key.baseAddress, keyStart >= chunkStart, keyStart < chunkEnd,
+              chunkEnd - keyStart >= Self.skipAheadMinimum else { return false }
+        return skipsAhead(from: keyStart + key.count + 1, skips)  // past the closing quote
+    }
+
+    @inline(never)
+    private func skipsAhead(from start: UnsafeRawPointer, _ skips: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        let budget = maximumDepth - depth
+        var from = start
+        var end: UnsafeRawPointer?
+        while true {
+            let length = cjsonscan_skip_member_value(from.assumingMemoryBound(to: UInt8.self), chunkEnd - from, budget)
+            guard length > 0 else { break }
+            let valueEnd = from + length
+            end = valueEnd
+            var keyLength = 0
+            let keyOffset = cjsonscan_next_key(valueEnd.assumingMemoryBound(to: UInt8.self), chunkEnd - valueEnd, &keyLength)
+            guard keyOffset > 0 else { break }
+            let next = UnsafeRawBufferPointer(start: valueEnd + keyOffset, count: keyLength)
+            guard skips(next) else { break }
+            from = valueEnd + keyOffset + keyLength + 1
+        }
+        // At least as long as twice the priming (`resumeAfterSkippedValue`: up to 4 bytes a level), so that deep
+        // records stay linear.
+        guard let end, end - start >= max(Self.skipAheadMinimum, 8 &* depth) else { return false }
+        resumeAt = end
+        return true
+    }
+
+    /// A new handle in the state yajl would be in just after the (last) skipped value: the open containers rebuilt from
+    /// `objectLevels` (`{"":` for an object, `[` for an array) and the innermost object's member given a
+    /// placeholder value (`null`), parsed with every callback off. The stream parser's own state (depth, the
+    /// pending skip of that member) is as the key callback left it, so the rest of the record goes on as if yajl
+    /// had parsed the value (silenced) itself. Error offsets stay right: `parse` moved `consumedBeforeChunk`.
+    @inline(never)
+    private func resumeAfterSkippedValue() {
+        yajl_free(handle)
+        let table = eventTable!
+        let callbacks = table.pointee
+        table.pointee = yajl_callbacks()
+        allocateHandle()
+        let openObject: UInt32 = 0x3A22_227B  // {"":  (little-endian)
+        let objectLevels = objectLevels.unsafelyUnwrapped, priming = priming.unsafelyUnwrapped
+        var count = 0
+        for level in 1...depth {
+            if objectLevels[level] {
+                UnsafeMutableRawPointer(priming + count).storeBytes(of: openObject.littleEndian, as: UInt32.self)
+                count += 4
+            } else {
+                priming[count] = 0x5B  // [
+                count += 1
+            }
+        }
+        UnsafeMutableRawPointer(priming + count).storeBytes(of: UInt32(0x6C6C_756E).littleEndian, as: UInt32.self)  // null
+        let status = yajl_parse(handle, priming, count + 4)
+        precondition(status == yajl_status_ok, "yajl refused the state of a skipped value")
+        table.pointee = callbacks
     }
 
     @inline(never)

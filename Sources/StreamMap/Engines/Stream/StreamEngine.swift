@@ -260,14 +260,19 @@ final class StreamParser: YajlParserBase {
             completed = direct._withUnsafeGuaranteedRef { $0.copyKey(utf8, verbatim: verbatim) }
             return true
         }
-        if skip.skipsMember(utf8, depth: depth) { return true }
+        // A member nobody reads: skipped ahead of yajl, with the unread members after it, when the skipper vouches
+        // for them (yajl stops, then goes on after them), else inside yajl.
+        if skip.skipsMember(utf8, depth: depth) {
+            let depth = depth
+            return !skipsAhead(after: utf8) { skip.skipsMember($0, depth: depth) }
+        }
         let verbatim = isVerbatim(utf8)
         return call { try dispatch(.key(utf8, verbatim: verbatim)) }
     }
 
     @inline(__always)
     func startObject() -> Bool {
-        guard enter() else { return false }
+        guard enter(object: true) else { return false }
         if skip.swallowsStart() { return true }
         if let direct {
             completed = direct._withUnsafeGuaranteedRef { $0.copyStartObject() }
@@ -280,7 +285,7 @@ final class StreamParser: YajlParserBase {
 
     @inline(__always)
     func startArray() -> Bool {
-        guard enter() else { return false }
+        guard enter(object: false) else { return false }
         if skip.swallowsStart() { return true }
         if let direct {
             completed = direct._withUnsafeGuaranteedRef { $0.copyStartArray() }

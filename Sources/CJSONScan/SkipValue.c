@@ -1,0 +1,88 @@
+// The validating skipper: see include/CJSONScan.h for the contract.
+//
+// A JSON value is walked by a small state machine with its nesting in a bit stack (1: object, 0: array)
+// (SkipValueBody.h). Strings go 32 bytes at a time with AVX2 (compare and mask), else 8 bytes at a time (a word is
+// searched for a quote, a backslash and a control byte at once, by the borrow tricks of "Bit Twiddling Hacks":
+// the lowest flagged byte is always a real one); everything else byte by byte.
+// It answers "yes, it ends here" only for what yajl 2.1 accepts with the flags StreamMap sets; anything else
+// (an error, or a form it does not know, or the end of the bytes) is "no", and the caller lets yajl parse the
+// value as before, so that yajl and the strict scanner say what is wrong exactly as they always did.
+
+#include "CJSONScan.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/// High bits where a byte of `w` is zero (exact for the lowest one).
+static inline uint64_t zero_bytes(uint64_t w) { return (w - ONES) & ~w & HIGHS; }
+
+#define STACK_WORDS 64
+
+/// The first quote, backslash or control byte at or after `i` (`n` when there is none).
+static inline size_t string_stop_portable(const unsigned char *p, size_t i, size_t n) {
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t stops = zero_bytes(w ^ (ONES * '"')) | zero_bytes(w ^ (ONES * '\\')) | ((w - ONES * 0x20) & ~w & HIGHS);
+        if (stops) return i + ((size_t)__builtin_ctzll(stops) >> 3);
+        i += 8;
+    }
+    while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) i++;
+    return i;
+}
+
+
+#define V(name) name##_portable
+#include "SkipValueBody.h"
+#undef V
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/// `string_stop_portable`, 32 bytes at a time.
+__attribute__((target("avx2"))) static inline size_t string_stop_avx2(const unsigned char *p, size_t i, size_t n) {
+    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
+    const __m256i control_max = _mm256_set1_epi8(0x1F);
+    while (i + 32 <= n) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
+        __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, control_max), v);  // v <= 0x1F
+        __m256i stops = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)), control);
+        uint32_t mask = (uint32_t)_mm256_movemask_epi8(stops);
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+        i += 32;
+    }
+    return string_stop_portable(p, i, n);
+}
+
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#define V(name) name##_avx2
+#include "SkipValueBody.h"
+#undef V
+#pragma clang attribute pop
+
+static inline int avx2(void) { return __builtin_cpu_supports("avx2"); }
+#else
+#define skip_value_avx2 skip_value_portable
+#define skip_member_value_avx2 skip_member_value_portable
+#define next_key_avx2 next_key_portable
+static inline int avx2(void) { return 0; }
+#endif
+
+size_t cjsonscan_skip_value(const unsigned char *p, size_t n, size_t max_depth) {
+    return avx2() ? skip_value_avx2(p, n, max_depth) : skip_value_portable(p, n, max_depth);
+}
+
+size_t cjsonscan_skip_value_portable(const unsigned char *p, size_t n, size_t max_depth) {
+    return skip_value_portable(p, n, max_depth);
+}
+
+size_t cjsonscan_skip_member_value(const unsigned char *p, size_t n, size_t max_depth) {
+    return avx2() ? skip_member_value_avx2(p, n, max_depth) : skip_member_value_portable(p, n, max_depth);
+}
+
+size_t cjsonscan_next_key(const unsigned char *p, size_t n, size_t *key_length) {
+    return avx2() ? next_key_avx2(p, n, key_length) : next_key_portable(p, n, key_length);
+}

@@ -1,0 +1,158 @@
+// The validating skipper's body (see SkipValue.c), compiled once per variant: SkipValue.c defines `V(name)`
+// (the variant's name for `name`) and `V(string_stop)` (the first quote, backslash or control byte at or after
+// `i`, or `n`) before it includes this file.
+
+/// Index just past the closing quote of the string whose body starts at `i`, or 0.
+static size_t V(skip_string)(const unsigned char *p, size_t i, size_t n) {
+    for (;;) {
+        i = V(string_stop)(p, i, n);
+        if (i >= n) return 0;
+        if (p[i] == '"') return i + 1;
+        if (p[i] != '\\') return 0;  // a control byte
+        if (i + 1 >= n) return 0;
+        switch (p[i + 1]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            i += 2;
+            break;
+        case 'u':
+            if (i + 6 > n) return 0;
+            for (size_t k = i + 2; k < i + 6; k++) {
+                unsigned char c = p[k];
+                if (!((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'))) return 0;
+            }
+            i += 6;
+            break;
+        default:
+            return 0;
+        }
+    }
+}
+
+/// Index just past the number that starts at `i`, or 0. The byte after it must be there (a number's end is
+/// known only from what follows it).
+static size_t V(skip_number)(const unsigned char *p, size_t i, size_t n) {
+    if (p[i] == '-') i++;
+    if (i >= n) return 0;
+    if (p[i] == '0') {
+        i++;
+    } else if (p[i] >= '1' && p[i] <= '9') {
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    } else {
+        return 0;
+    }
+    if (i < n && p[i] == '.') {
+        i++;
+        if (i >= n || p[i] < '0' || p[i] > '9') return 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        if (i >= n || p[i] < '0' || p[i] > '9') return 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    }
+    return i < n ? i : 0;
+}
+
+static inline size_t V(skip_whitespace)(const unsigned char *p, size_t i, size_t n) {
+    if (__builtin_expect(i < n && p[i] > ' ', 1)) return i;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
+    return i;
+}
+
+/// Index just past the literal `word` (of `length` bytes) at `i`, or 0.
+static inline size_t V(skip_literal)(const unsigned char *p, size_t i, size_t n, const char *word, size_t length) {
+    return i + length < n && memcmp(p + i, word, length) == 0 ? i + length : 0;
+}
+
+static size_t V(skip_value)(const unsigned char *p, size_t n, size_t max_depth) {
+    uint64_t objects[STACK_WORDS];  // bit d % 64 of word d / 64: the container at depth d + 1 is an object
+    size_t depth = 0;
+    size_t limit = max_depth < STACK_WORDS * 64 ? max_depth : STACK_WORDS * 64;
+    size_t i = V(skip_whitespace)(p, 0, n);
+
+value:
+    if (i >= n) return 0;
+    switch (p[i]) {
+    case '"':
+        i = V(skip_string)(p, i + 1, n);
+        if (i == 0) return 0;
+        goto after_value;
+    case '{':
+    case '[': {
+        if (depth >= limit) return 0;
+        int object = p[i] == '{';
+        uint64_t bit = 1ull << (depth & 63);
+        objects[depth >> 6] = object ? objects[depth >> 6] | bit : objects[depth >> 6] & ~bit;
+        depth++;
+        i = V(skip_whitespace)(p, i + 1, n);
+        if (i >= n) return 0;
+        if (p[i] == (object ? '}' : ']')) {
+            i++;
+            depth--;
+            goto after_value;
+        }
+        if (object) goto key;
+        goto value;
+    }
+    case 't':
+        i = V(skip_literal)(p, i, n, "true", 4);
+        break;
+    case 'f':
+        i = V(skip_literal)(p, i, n, "false", 5);
+        break;
+    case 'n':
+        i = V(skip_literal)(p, i, n, "null", 4);
+        break;
+    default:
+        i = V(skip_number)(p, i, n);
+        break;
+    }
+    if (i == 0) return 0;
+
+after_value:
+    if (depth == 0) return i;
+    i = V(skip_whitespace)(p, i, n);
+    if (i >= n) return 0;
+    {
+        int object = (objects[(depth - 1) >> 6] >> ((depth - 1) & 63)) & 1;
+        if (p[i] == ',') {
+            i = V(skip_whitespace)(p, i + 1, n);
+            if (object) goto key;
+            goto value;
+        }
+        if (p[i] != (object ? '}' : ']')) return 0;
+        i++;
+        depth--;
+        goto after_value;
+    }
+
+key:
+    if (i >= n || p[i] != '"') return 0;
+    i = V(skip_string)(p, i + 1, n);
+    if (i == 0) return 0;
+    i = V(skip_whitespace)(p, i, n);
+    if (i >= n || p[i] != ':') return 0;
+    i = V(skip_whitespace)(p, i + 1, n);
+    goto value;
+}
+
+static size_t V(skip_member_value)(const unsigned char *p, size_t n, size_t max_depth) {
+    size_t i = V(skip_whitespace)(p, 0, n);
+    if (i >= n || p[i] != ':') return 0;
+    i++;
+    size_t length = V(skip_value)(p + i, n - i, max_depth);
+    return length == 0 ? 0 : i + length;
+}
+
+static size_t V(next_key)(const unsigned char *p, size_t n, size_t *key_length) {
+    size_t i = V(skip_whitespace)(p, 0, n);
+    if (i >= n || p[i] != ',') return 0;
+    i = V(skip_whitespace)(p, i + 1, n);
+    if (i >= n || p[i] != '"') return 0;
+    size_t start = ++i;
+    i = V(string_stop)(p, i, n);
+    if (i >= n || p[i] != '"') return 0;
+    *key_length = i - start;
+    return start;
+}
