@@ -6,7 +6,7 @@ A linear feature takes ~16x as long at 16n, a quadratic one ~256x: the margin ab
 hiding a quadratic. Each case covers one feature family (key styles on arrays of objects, wide objects and deep
 nesting, unmapped keys kept, identity, many errors and warnings per record, lossy arrays, reverse mapping, the
 rejects file, long strings through every string conversion, deep nesting, specs with many fields, big enum
-tables, long paths, --jobs, every framing), in both engines where the engine matters. Inputs are generated at
+tables, long paths, --jobs, every framing, long and deep `where` expressions), in both engines where the engine matters. Inputs are generated at
 run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
 Prints each case's two times and their ratio; ends with `scaling: N passed, M failed`, exit 1 on a failure.
 
@@ -66,6 +66,11 @@ def long_path_spec(n):
     return {"fields": {".".join(["a"] * n): "out"}}
 
 
+def where_spec(expression):
+    """A spec that copies the records its `where` (a function of n) keeps."""
+    return lambda n: {"mapper": "identity", "where": expression(n)}
+
+
 # name, engines ("-": no --engine, for the subcommands), args, spec (a function of n, or None), input (a function of
 # n), n. `{spec}` in args is the spec file's path.
 STREAM_AND_TREE = ("stream", "tree")
@@ -114,6 +119,21 @@ CASES = [
     ("framing array", ("stream",), ["--framing", "array"], None, lambda n: "[" + records(n).replace("\n", ",")[:-1] + "]", 6000),
     ("framing concat", ("stream",), ["--framing", "concat"], None, lambda n: records(n).replace("\n", " "), 6000),
     ("framing seq", ("stream",), ["--framing", "seq"], None, lambda n: records(n).replace("{", "\x1e{"), 6000),
+    # where: long and deeply nested expressions (parsed and evaluated without recursion), long `in` lists, paths into
+    # deep records, many records.
+    ("where, long || chain", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: " || ".join("id == %d" % (i + 10 ** 6) for i in range(n)) + " || id == 1"),
+     lambda n: records(50), 3000),
+    ("where, deep parentheses", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: "(" * n + "id == 1" + ")" * n),
+     lambda n: records(50), 20000),
+    ("where, deep !", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: "!" * (2 * n) + "id == 1"), lambda n: records(50), 20000),
+    ("where, deep ! and parentheses", STREAM_AND_TREE, ["-s", "{spec}"],
+     where_spec(lambda n: "(!" * (2 * n) + "id == 1" + ")" * (2 * n)), lambda n: records(50), 10000),
+    ("where, long in list", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: "id in [%s]" % ",".join(str(i + 10 ** 6) for i in range(n))),
+     lambda n: records(50), 5000),
+    ("where, long path into a deep record", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: ".".join(["a"] * n) + " == 1"),
+     lambda n: nested(n, "a"), 500),
+    ("where, many records", STREAM_AND_TREE, ["--where", 'user_name == "u7" || tags.1 == "c"'], None, records, 6000),
+    ("where, jobs 2, many records", ("stream",), ["--jobs", "2", "--where", "id >= 100"], None, records, 6000),
 ]
 for conversion, text in [("url", "a"), ("uuid", "a"), ("stringToNumber", "1"), ("toString", "x"),
                          ({"base64": True, "from": "standard", "to": "url"}, "QUJD"),
