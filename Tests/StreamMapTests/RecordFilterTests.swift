@@ -194,7 +194,7 @@ struct RecordFilterTests {
         ]
         let expected: [String] = ["mapped", "filtered", "rejected", "syntax", "syntax"]
         for engineKind in ["tree", "stream", "stream in pieces"] {
-            var tree = TreeEngine(mapper: spec.mapper, filter: filter)
+            let tree = TreeEngine(mapper: spec.mapper, filter: filter)
             var stream = StreamEngine(mapper: spec.mapper, filter: filter)
             for (record, want) in zip(records, expected) {
                 var w = JSONWriter()

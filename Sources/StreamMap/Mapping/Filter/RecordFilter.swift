@@ -20,19 +20,29 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         case not, and, or
     }
 
-    /// What is tested of the value at a path (absent: no value).
+    /// What is tested of the value at a path (absent: no value). Literals are taken apart once, when parsed.
     enum Test: Sendable, Equatable {
         /// Equal (numbers by value, strings by code points, containers member by member).
-        case equals(JSONValue)
-        case notEquals(JSONValue)
+        case equals(Literal)
+        case notEquals(Literal)
         /// An order (`<`, `<=`, `>`, `>=`) against a number or a string: holds only for a value of the same kind.
-        case order(Comparison, JSONValue)
-        /// Equal to one of these.
-        case among([JSONValue])
+        case order(Comparison, ScalarKey)
+        /// Equal to one of these: the scalars looked up in a set, the containers compared one by one.
+        case among(Set<ScalarKey>, containers: [JSONValue])
         /// Present (null included).
         case exists
         /// Present and of this type (`integer`: no fraction, no exponent; `number` includes integers).
         case type(JSONType)
+    }
+
+    /// A literal: its value, and its key when it is a scalar.
+    struct Literal: Sendable, Equatable {
+        let value: JSONValue
+        let key: ScalarKey?
+        init(_ value: JSONValue) {
+            self.value = value
+            key = ScalarKey(value)
+        }
     }
 
     enum Comparison: String, Sendable { case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
@@ -58,14 +68,24 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         keeps { paths[$0].read(from: record)?.value }
     }
 
-    /// Whether the record is kept, given the value at each of `paths` (by index; nil: absent).
+    /// Whether the record is kept, given the value at each of `paths` (by index; nil: absent). Each path's value is
+    /// asked for, and its scalar key made, at most once.
     public func keeps(valueAt value: (Int) -> JSONValue?) -> Bool {
+        var values = [Read](repeating: .unread, count: paths.count)
         var stack: [Bool] = []
         stack.reserveCapacity(8)
         for instruction in program {
             switch instruction {
             case .test(let path, let test):
-                stack.append(Self.holds(test, for: value(path)))
+                let read: (value: JSONValue?, key: ScalarKey?)
+                if case .read(let v, let key) = values[path] {
+                    read = (v, key)
+                } else {
+                    let v = value(path)
+                    read = (v, v.flatMap(ScalarKey.init))
+                    values[path] = .read(read.value, read.key)
+                }
+                stack.append(Self.holds(test, for: read.value, key: read.key))
             case .not:
                 stack[stack.count - 1].toggle()
             case .and:
@@ -79,7 +99,14 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         return stack.last ?? true
     }
 
-    static func holds(_ test: Test, for value: JSONValue?) -> Bool {
+    /// A path's value during one evaluation: not asked for yet, or the value (nil: absent) and its scalar key.
+    private enum Read {
+        case unread
+        case read(JSONValue?, ScalarKey?)
+    }
+
+    /// `key`: the value's scalar key (nil for absent values and containers).
+    static func holds(_ test: Test, for value: JSONValue?, key: ScalarKey?) -> Bool {
         switch test {
         case .exists:
             return value != nil
@@ -88,18 +115,19 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
             return Self.type(value, is: type)
         case .equals(let literal):
             guard let value else { return false }
-            return Self.equal(value, literal)
+            return equal(value, key, literal)
         case .notEquals(let literal):
             guard let value else { return true }
-            return !Self.equal(value, literal)
-        case .among(let literals):
+            return !equal(value, key, literal)
+        case .among(let scalars, let containers):
             guard let value else { return false }
-            return literals.contains { Self.equal(value, $0) }
+            if let key { return scalars.contains(key) }
+            return containers.contains { Self.equal(value, $0) }
         case .order(let comparison, let literal):
             let order: Int
-            switch (value, literal) {
-            case (.number(let a)?, .number(let b)): order = NumberText.compare(a.text, b.text)
-            case (.string(let a)?, .string(let b)): order = Self.compareCodePoints(a, b)
+            switch (key, literal) {
+            case (.number(let a)?, .number(let b)): order = ExactDecimal.compare(a, b)
+            case (.string(let a)?, .string(let b)): order = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
             default: return false
             }
             switch comparison {
@@ -109,6 +137,11 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
             case .greaterOrEqual: return order >= 0
             }
         }
+    }
+
+    private static func equal(_ value: JSONValue, _ key: ScalarKey?, _ literal: Literal) -> Bool {
+        if let key { return key == literal.key }
+        return literal.key == nil && equal(value, literal.value)
     }
 
     static func type(_ value: JSONValue, is type: JSONType) -> Bool {
@@ -123,17 +156,6 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Strings by code points: UTF-8's byte order is the code points' order.
-    static func compareCodePoints(_ a: String, _ b: String) -> Int {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                for (p, q) in zip(x, y) where p != q { return p < q ? -1 : 1 }
-                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-            }
-        }
-    }
-
     /// JSON equality with numbers by exact value (`1` = `1.0`), strings by bytes, arrays element by element,
     /// objects by their members whatever their order. Iterative.
     static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool {
@@ -142,7 +164,7 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
             switch (x, y) {
             case (.null, .null): continue
             case (.bool(let p), .bool(let q)): if p != q { return false }
-            case (.number(let p), .number(let q)): if NumberText.compare(p.text, q.text) != 0 { return false }
+            case (.number(let p), .number(let q)): if ExactDecimal(p.text) != ExactDecimal(q.text) { return false }
             case (.string(let p), .string(let q)): if !bytesEqual(p, q) { return false }
             case (.array(let p), .array(let q)):
                 guard p.count == q.count else { return false }
@@ -184,59 +206,76 @@ public struct RecordFilterSyntaxError: Error, Sendable, Equatable, CustomStringC
     }
 }
 
-extension NumberText {
-    /// The order of two valid JSON number lexemes by exact decimal value, of any size (`-1` less, `0` equal, `1`
-    /// greater): `9007199254740993 > 9007199254740992`, `1.0 == 1`, `-0 == 0`.
-    static func compare(_ a: String, _ b: String) -> Int {
-        let x = Decimal(canonicalKey(a)), y = Decimal(canonicalKey(b))
+/// A scalar as compared by `where`: numbers by exact value, strings by their UTF-8 bytes (whose order is the code
+/// points' order). Hashable, so that `in [...]` looks a value up in a set.
+enum ScalarKey: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case number(ExactDecimal)
+    case string([UInt8])
+
+    /// nil for arrays and objects.
+    init?(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .number(let n): self = .number(ExactDecimal(n.text))
+        case .string(let s): self = .string(Array(s.utf8))
+        case .array, .object: return nil
+        }
+    }
+}
+
+/// A JSON number's exact value, of any size, as its canonical key taken apart (`NumberText.canonicalKey`:
+/// `-1.5e-2`): sign (-1, 0, 1), significant digits without trailing zeros, decimal exponent as sign and digits.
+/// Equal values give equal keys (`1 == 1.0 == 1e0`, `-0 == 0`); `compare` orders them.
+struct ExactDecimal: Hashable, Sendable {
+    var sign: Int8 = 0
+    var digits: [UInt8] = []
+    var exponentNegative = false
+    var exponentDigits: [UInt8] = []
+
+    init(_ lexeme: String) {
+        let bytes = Array(NumberText.canonicalKey(lexeme).utf8)
+        guard bytes != [UInt8(ascii: "0")], let e = bytes.firstIndex(of: UInt8(ascii: "e")) else { return }
+        var i = 0
+        sign = 1
+        if bytes[0] == UInt8(ascii: "-") {
+            sign = -1
+            i = 1
+        }
+        digits = bytes[i..<e].filter { $0 != UInt8(ascii: ".") }
+        var exponent = bytes[(e + 1)...]
+        if exponent.first == UInt8(ascii: "-") {
+            exponentNegative = true
+            exponent = exponent.dropFirst()
+        } else if exponent.first == UInt8(ascii: "+") {
+            exponent = exponent.dropFirst()
+        }
+        exponentDigits = Array(exponent.drop { $0 == UInt8(ascii: "0") })
+        if exponentDigits.isEmpty { exponentNegative = false }
+    }
+
+    /// -1, 0 or 1.
+    static func compare(_ x: ExactDecimal, _ y: ExactDecimal) -> Int {
         if x.sign != y.sign { return x.sign < y.sign ? -1 : 1 }
         if x.sign == 0 { return 0 }
-        let magnitude = Decimal.compareMagnitude(x, y)
+        let magnitude = compareMagnitude(x, y)
         return x.sign > 0 ? magnitude : -magnitude
     }
 
-    /// A canonical key (`-1.5e-2`) taken apart: sign (-1, 0, 1), significant digits, decimal exponent as text.
-    private struct Decimal {
-        var sign = 0
-        var digits: [UInt8] = []
-        var exponentNegative = false
-        var exponentDigits: [UInt8] = []
+    /// Value d.ddd × 10^exponent with d ≠ 0: the larger exponent is the larger magnitude, then the digits.
+    private static func compareMagnitude(_ x: ExactDecimal, _ y: ExactDecimal) -> Int {
+        let exponentOrder = compareSigned(x.exponentNegative, x.exponentDigits, y.exponentNegative, y.exponentDigits)
+        if exponentOrder != 0 { return exponentOrder }
+        return x.digits.lexicographicallyPrecedes(y.digits) ? -1 : (x.digits == y.digits ? 0 : 1)
+    }
 
-        init(_ key: String) {
-            let bytes = Array(key.utf8)
-            guard bytes != [UInt8(ascii: "0")], let e = bytes.firstIndex(of: UInt8(ascii: "e")) else { return }
-            var i = 0
-            sign = 1
-            if bytes[0] == UInt8(ascii: "-") {
-                sign = -1
-                i = 1
-            }
-            digits = bytes[i..<e].filter { $0 != UInt8(ascii: ".") }
-            var exponent = bytes[(e + 1)...]
-            if exponent.first == UInt8(ascii: "-") {
-                exponentNegative = true
-                exponent = exponent.dropFirst()
-            } else if exponent.first == UInt8(ascii: "+") {
-                exponent = exponent.dropFirst()
-            }
-            exponentDigits = Array(exponent.drop { $0 == UInt8(ascii: "0") })
-            if exponentDigits.isEmpty { exponentNegative = false }
-        }
-
-        /// Value d.ddd × 10^exponent with d ≠ 0: the larger exponent is the larger magnitude, then the digits.
-        static func compareMagnitude(_ x: Decimal, _ y: Decimal) -> Int {
-            let exponentOrder = compareSigned(x.exponentNegative, x.exponentDigits, y.exponentNegative, y.exponentDigits)
-            if exponentOrder != 0 { return exponentOrder }
-            for (p, q) in zip(x.digits, y.digits) where p != q { return p < q ? -1 : 1 }
-            return x.digits.count == y.digits.count ? 0 : (x.digits.count < y.digits.count ? -1 : 1)
-        }
-
-        /// Two integers as sign and digits without leading zeros.
-        private static func compareSigned(_ xn: Bool, _ x: [UInt8], _ yn: Bool, _ y: [UInt8]) -> Int {
-            if xn != yn { return xn ? -1 : 1 }
-            var order = x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-            if order == 0 { for (p, q) in zip(x, y) where p != q { order = p < q ? -1 : 1; break } }
-            return xn ? -order : order
-        }
+    /// Two integers as sign and digits without leading zeros.
+    private static func compareSigned(_ xn: Bool, _ x: [UInt8], _ yn: Bool, _ y: [UInt8]) -> Int {
+        if xn != yn { return xn ? -1 : 1 }
+        var order = x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        if order == 0 { order = x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1) }
+        return xn ? -order : order
     }
 }

@@ -131,7 +131,8 @@ struct RecordFilterParser {
             guard case .array(let list) = try parseJSON(after: "in") else {
                 throw error(at: at, "expected a JSON array after \"in\"")
             }
-            program.append(.test(path: path, .among(list)))
+            program.append(.test(path: path, .among(Set(list.compactMap(ScalarKey.init)),
+                                                   containers: list.filter { ScalarKey($0) == nil })))
             return
         }
         if wordAhead("is") {
@@ -159,8 +160,8 @@ struct RecordFilterParser {
         skipSpace()
         let literal = try parseJSON(after: op)
         switch op {
-        case "==": program.append(.test(path: path, .equals(literal)))
-        case "!=": program.append(.test(path: path, .notEquals(literal)))
+        case "==": program.append(.test(path: path, .equals(RecordFilter.Literal(literal))))
+        case "!=": program.append(.test(path: path, .notEquals(RecordFilter.Literal(literal))))
         default:
             switch literal {
             case .number, .string: break
@@ -173,7 +174,7 @@ struct RecordFilterParser {
                 }
                 throw error(at: at, "\(op) compares numbers or strings, not \(what)")
             }
-            program.append(.test(path: path, .order(RecordFilter.Comparison(rawValue: op)!, literal)))
+            program.append(.test(path: path, .order(RecordFilter.Comparison(rawValue: op)!, ScalarKey(literal)!)))
         }
     }
 
