@@ -125,6 +125,22 @@ struct WhereCLITests {
         #expect(bad.stderr == "streammap: \(spec): /where: column 6: expected a JSON value after ==, found \"= 1\"\n")
     }
 
+    /// As IOCLITests' interrupt: three records and the start of a fourth, SIGINT while the tool waits for more.
+    @Test func theInterruptSummaryAndTheProgressLineCountFilteredRecords() throws {
+        let run = try LiveCLI(["--field", "n", "--where", "n != 2", "--progress", "--progress-interval", "0", "--stats"])
+        run.write("{\"n\":1}\n{\"n\":2}\n{\"n\":3,\"x\":\"")
+        Thread.sleep(forTimeInterval: 0.1)
+        run.write("rest\"}\n{\"n\":")
+        run.waitForStandardError(containing: "streammap: 3 records (1 filtered)")
+        Thread.sleep(forTimeInterval: 0.1)
+        run.signal(SIGINT)
+        let r = run.finish(keepInputOpen: true)
+        #expect(r.stdout == "{\"n\":1}\n{\"n\":3}\n")
+        #expect(r.stderrLines.first == "streammap: interrupted: 3 records read, 2 written, 1 filtered, 0 rejected")
+        #expect(r.stderrLines.last?.hasPrefix(#"{"recordsIn":3,"recordsOut":2,"recordsRejected":0,"recordsFiltered":1,"#) == true)
+        #expect(r.status == 130)
+    }
+
     @Test func checkAndExplainShowTheFilter() throws {
         let spec = try CLI.temporaryFile(#"{"fields":{"id":"id"},"where":"type == \"PushEvent\" || actor.login in [\"ann\"]"}"#)
         let check = try CLI.run(["check", spec, "--where", "exists(id)"])
