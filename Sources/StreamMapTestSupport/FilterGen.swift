@@ -62,7 +62,7 @@ public struct FilterGen {
     }
 
     private mutating func test(_ path: String, _ shape: Shape) -> String {
-        switch r.weighted([(30, 0), (10, 1), (20, 2), (12, 3), (10, 4), (10, 5)]) {
+        switch r.weighted([(28, 0), (10, 1), (18, 2), (12, 3), (10, 4), (10, 5), (12, 6)]) {
         case 0: return path + space() + "==" + space() + literal(shape)
         case 1: return path + space() + "!=" + space() + literal(shape)
         case 2:
@@ -73,7 +73,10 @@ public struct FilterGen {
             let items = (0..<r.int(0...3)).map { _ in literal(shape) }
             return path + " in [" + items.joined(separator: "," + space()) + "]"
         case 4: return "exists(" + space() + path + space() + ")"
-        default: return path + " is " + r.pick(JSONType.allCases.map(\.rawValue))
+        case 5: return path + " is " + r.pick(JSONType.allCases.map(\.rawValue))
+        // Null against absent: the distinction most easily lost.
+        default: return r.pick([path + " == null", path + " is null", path + " in [null," + space() + literal(shape) + "]",
+                                "exists(" + path + ") && " + path + " != null"])
         }
     }
 

@@ -7,9 +7,12 @@ final class FilterCapture {
     /// Receives the record's events.
     let consumer: EventConsumer
     private let inputs: [FieldInput]
+    /// A deliberate bug, for the mutation tests only (`StreamMutation.filterTakesNullForAbsent`).
+    private let nullIsAbsent: Bool
 
-    init(_ filter: RecordFilter, skip: ParseSkip) {
+    init(_ filter: RecordFilter, skip: ParseSkip, nullIsAbsent: Bool = false) {
         self.filter = filter
+        self.nullIsAbsent = nullIsAbsent
         let trie = SourceTrie()
         var inputs: [FieldInput] = []
         for (i, path) in filter.paths.enumerated() {
@@ -32,7 +35,9 @@ final class FilterCapture {
     func keeps() -> Bool {
         filter.keeps { i in
             let input = inputs[i]
-            return input.found ? input.sink.value : nil
+            guard input.found, let value = input.sink.value else { return nil }
+            if nullIsAbsent && value.isNull { return nil }  // (not `? nil :`, whose nil would be JSONValue.null)
+            return value
         }
     }
 }

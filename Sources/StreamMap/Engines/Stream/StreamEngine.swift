@@ -162,7 +162,7 @@ final class CompiledPlan {
         // With a filter, the mapping shares its events with the capture, so it may not skip inside yajl.
         let root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: filter == nil)
         self.root = root
-        let capture = filter.map { FilterCapture($0, skip: skip) }
+        let capture = filter.map { FilterCapture($0, skip: skip, nullIsAbsent: mutation == .filterTakesNullForAbsent) }
         self.capture = capture
         self.eventRoot = capture.map { FanOut([root, $0.consumer]) } ?? root
     }
@@ -337,6 +337,8 @@ enum StreamMutation: CaseIterable {
     case fatalElementsDropped
     /// Copied objects keep the first of duplicate keys instead of the last.
     case duplicateKeysFirstWins
+    /// The `where` filter takes a null value for an absent one.
+    case filterTakesNullForAbsent
 }
 
 struct StreamCompiler {
