@@ -51,6 +51,7 @@ public protocol RecordPipelineOutput: AnyObject {
 }
 
 extension RecordPipelineOutput {
+    /// Nothing to do for a filtered record: the run goes on.
     public func filtered(input: String, location: RecordLocation) -> Bool { true }
 }
 

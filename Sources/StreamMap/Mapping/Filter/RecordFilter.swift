@@ -57,8 +57,10 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         self.program = program
     }
 
+    /// The expression as written.
     public var description: String { text }
 
+    /// The same expression (by bytes) with the same delimiter.
     public static func == (a: RecordFilter, b: RecordFilter) -> Bool {
         bytesEqual(a.text, b.text) && bytesEqual(a.delimiter, b.delimiter)
     }
@@ -184,11 +186,14 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
 
 /// Why a `where` expression does not parse: the message and where (1-based column, in Unicode scalars).
 public struct RecordFilterSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the mistake is: 1-based, in Unicode scalars.
     public var column: Int
+    /// What is wrong, e.g. `expected "==" (a single "=" is not an operator)`.
     public var message: String
     /// The expression, for `caretLines`.
     public var text: String
 
+    /// `column N: message`.
     public var description: String { "column \(column): \(message)" }
 
     /// Two lines: the expression (at most `width` scalars of it, around the column; control characters shown as
