@@ -20,9 +20,23 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
+        // zlib (Debian: zlib1g-dev, pkg-config: zlib) and libzstd (libzstd-dev, pkg-config: libzstd): compressed input
+        // and output. Only Sources/StreamMap/Pipeline/Compression imports them.
+        .systemLibrary(
+            name: "CZlib",
+            path: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        .systemLibrary(
+            name: "CZstd",
+            path: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
         // The strict scanner's SIMD kernel (AVX2 on x86-64; elsewhere the scanner's Swift code does all the work).
         .target(name: "CJSONScan"),
-        .target(name: "StreamMap", dependencies: ["CYajl", "CJSONScan"]),
+        .target(name: "StreamMap", dependencies: ["CYajl", "CZlib", "CZstd", "CJSONScan"]),
         .executableTarget(
             name: "streammap",
             dependencies: ["StreamMap", .product(name: "ArgumentParser", package: "swift-argument-parser")]

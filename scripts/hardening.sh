@@ -2,8 +2,8 @@
 # Hostile inputs through the real binary (release build): every class of malformed JSON, byte order marks, NUL
 # bytes, CRLF and blank lines, 100 000 and 1 000 000 levels of nesting, an object with 1 000 000 keys (also with
 # keys made to collide in the duplicate check's hash), a 200 MB record, a number with 1 000 000 digits, a 20 MB
-# string of escapes, 10 000 000 tiny records, 100 000 bad lines among 100 000 good ones, `where` expressions nested
-# 1 000 000 deep; then the scaling suite
+# string of escapes, 10 000 000 tiny records, 100 000 bad lines among 100 000 good ones, truncated and corrupt gzip,
+# a 2 GB gzip bomb, `where` expressions nested 1 000 000 deep; then the scaling suite
 # (scripts/scaling.py: every feature family at n and 16n, in both engines, failing above 48x). Inputs are
 # generated at run time in a temporary directory (never committed).
 #
@@ -386,6 +386,42 @@ if [ "$quick" -eq 0 ]; then
             end
         done
     done
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
+echo "compressed input"
+perl -e 'for my $i (1 .. 20_000) { print $i % 1000 ? "{\"id\":$i}\n" : "{\"id\":$i,\n" }' > z.ndjson
+gzip -n -c z.ndjson > z.gz
+for engine in stream tree; do
+    for cut in 5000 20000; do
+        begin "gzip cut at byte $cut ($engine)"
+        head -c "$cut" z.gz > cut.gz
+        run "gzcut-$cut-$engine" --spec pick.json --engine "$engine" -q cut.gz
+        expect_status 3
+        [ "$(cat "$ERR")" = "streammap: cut.gz: truncated gzip data: the input ends at compressed byte $cut, inside a member" ] \
+            || problem "stderr: $(head -c 300 "$ERR")"
+        # The records before the cut: a prefix of the whole file's, one after another.
+        n=$(wc -l < "$OUT")
+        [ "$n" -gt 0 ] && [ "$(tail -n 1 "$OUT")" = "{\"id\":$((n + (n - 1) / 999))}" ] || problem "stdout: $n records, last $(tail -n 1 "$OUT")"
+        end
+    done
+    begin "gzip with a corrupt block ($engine)"
+    perl -e 'local $/; my $d = <STDIN>; substr($d, 3000, 40) = "x" x 40; print $d' < z.gz > bad.gz
+    run "gzbad-$engine" --spec pick.json --engine "$engine" -q bad.gz z.gz
+    expect_status 3
+    grep -q '^streammap: bad.gz: corrupt gzip data at compressed byte [0-9]*: ' "$ERR" || problem "stderr: $(head -c 300 "$ERR")"
+    [ "$(tail -n 1 "$OUT")" = '{"id":19999}' ] || problem "the input after the corrupt one was not read to its end"
+    end
+done
+if [ "$quick" -eq 0 ]; then
+    # A bomb: 2 GB of blank lines and one record are ~2 MB of gzip; memory must stay that of a small input.
+    begin "gzip bomb, 2 GB of text in 2 MB"
+    { head -c 2000000000 /dev/zero | tr '\0' '\n'; echo '{"id":7}'; } | gzip -1 -c > bomb.gz
+    run bomb --spec pick.json --jobs 2 bomb.gz
+    expect_status 0; expect_stdout '{"id":7}'; expect_stderr_empty
+    if [ "$RSS_KB" -gt $((MAX_TINY_RSS_MB * 1024)) ]; then problem "peak RSS $RSS_KB KB > $MAX_TINY_RSS_MB MB"; fi
+    end
+    rm -f bomb.gz
 fi
 
 # Linear time: every feature family at n and 16n, both engines (scripts/scaling.py; about 30 s). A case fails

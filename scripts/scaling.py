@@ -6,13 +6,15 @@ A linear feature takes ~16x as long at 16n, a quadratic one ~256x: the margin ab
 hiding a quadratic. Each case covers one feature family (key styles on arrays of objects, wide objects and deep
 nesting, unmapped keys kept, identity, many errors and warnings per record, lossy arrays, reverse mapping, the
 rejects file, long strings through every string conversion, deep nesting, specs with many fields, big enum
-tables, long paths, --jobs, every framing, long and deep `where` expressions), in both engines where the engine matters. Inputs are generated at
+tables, long paths, --jobs, every framing, gzip input of one member and of many, compressed output, CSV and TSV
+output, long and deep `where` expressions), in both engines where the engine matters. Inputs are generated at
 run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
 Prints each case's two times and their ratio; ends with `scaling: N passed, M failed`, exit 1 on a failure.
 
     scripts/scaling.py path/to/streammap          # every case (about 1 minute on 2 cores)
     scripts/scaling.py path/to/streammap camel    # the cases whose name contains "camel"
 """
+import gzip
 import json
 import os
 import subprocess
@@ -119,6 +121,17 @@ CASES = [
     ("framing array", ("stream",), ["--framing", "array"], None, lambda n: "[" + records(n).replace("\n", ",")[:-1] + "]", 6000),
     ("framing concat", ("stream",), ["--framing", "concat"], None, lambda n: records(n).replace("\n", " "), 6000),
     ("framing seq", ("stream",), ["--framing", "seq"], None, lambda n: records(n).replace("{", "\x1e{"), 6000),
+    ("gzip input, many records", STREAM_AND_TREE, ["--field", "id"], None, lambda n: gzip.compress(records(n).encode(), mtime=0), 6000),
+    ("gzip input, a member per record", ("stream",), ["--field", "id", "--jobs", "2"], None,
+     lambda n: b"".join(gzip.compress(line.encode(), mtime=0) for line in records(n).splitlines(True)), 3000),
+    ("gzip input, one long line", ("stream",), ["-q"], None, lambda n: gzip.compress(long_string(n).encode(), mtime=0), 400000),
+    ("zstd output", ("stream",), ["--key-style", "camel", "--compress", "zstd"], None, records, 6000),
+    ("csv out, many records", STREAM_AND_TREE, ["--field", "id", "--field", "user_name", "--field", "tags", "--to", "csv"], None,
+     records, 6000),
+    ("csv out, wide records", STREAM_AND_TREE, ["-s", "{spec}", "--to", "csv"], spec_fields,
+     lambda n: ("{%s}\n" % ",".join('"f%d":"v,%d"' % (i, i) for i in range(n))) * 10, 800),
+    ("tsv out, long string to quote", ("stream",), ["--field", "s", "--to", "tsv", "--jobs", "2"], None,
+     lambda n: long_string(n // 3 or 1, 'a"\t'), 200000),
     # where: long and deeply nested expressions (parsed and evaluated without recursion), long `in` lists, paths into
     # deep records, many records.
     ("where, long || chain", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: " || ".join("id == %d" % (i + 10 ** 6) for i in range(n)) + " || id == 1"),
@@ -170,8 +183,13 @@ def main():
                 continue
             paths = {}
             for size in (n, FACTOR * n):
-                with open(os.path.join(tmp, "in%d" % size), "w", encoding="utf-8") as f:
-                    f.write(make_input(size))
+                data = make_input(size)
+                if isinstance(data, bytes):  # compressed input
+                    with open(os.path.join(tmp, "in%d" % size), "wb") as f:
+                        f.write(data)
+                else:
+                    with open(os.path.join(tmp, "in%d" % size), "w", encoding="utf-8") as f:
+                        f.write(data)
                 if spec:
                     with open(os.path.join(tmp, "spec%d.json" % size), "w", encoding="utf-8") as f:
                         json.dump(spec(size), f)

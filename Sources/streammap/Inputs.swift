@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import StreamMap
 
 /// An input opened for reading: a file, or standard input for `-`.
 struct InputFile {
@@ -46,13 +47,14 @@ struct InputFile {
         }
     }
 
-    /// The total size of the inputs when all of them are regular files (for the progress ETA), else nil.
+    /// The total size of the inputs when all of them are regular, uncompressed files (for the progress ETA: the
+    /// progress counts decompressed bytes), else nil.
     static func totalSize(_ paths: [String]) -> Int? {
         var total = 0
         for path in paths {
             var st = stat()
             let ok = path == "-" ? fstat(0, &st) == 0 : stat(path, &st) == 0
-            guard ok, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+            guard ok, (st.st_mode & S_IFMT) == S_IFREG, compression(of: path) == nil else { return nil }
             total += Int(st.st_size)
         }
         return total
@@ -64,5 +66,15 @@ struct InputFile {
         let ok = path == "-" ? fstat(0, &st) == 0 : stat(path, &st) == 0
         guard ok, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
+    /// The compression a regular file starts with (its magic bytes, read without moving its offset), or nil.
+    static func compression(of path: String) -> Compression? {
+        let fd = path == "-" ? 0 : Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { if fd != 0 { _ = Glibc.close(fd) } }
+        var prefix = [UInt8](repeating: 0, count: Compression.magicByteCount)
+        let n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return n > 0 ? Compression.detect(Array(prefix[..<n])) : nil
     }
 }

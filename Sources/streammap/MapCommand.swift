@@ -44,6 +44,14 @@ struct MapCommand: ParsableCommand {
             completion: .file())
     var output: String?
 
+    @Option(help: ArgumentHelp("Write records as ndjson (the default), csv or tsv: a header row, then one row per record with one column per output field of the spec, in spec order (nested fields: their paths joined with the spec's delimiter); needs a spec that names every output field.",
+                               valueName: "format"))
+    var to: OutputFormat = .ndjson
+
+    @Option(help: ArgumentHelp("Compress the output: gzip, zstd or none (default: gzip for -o FILE.gz, zstd for -o FILE.zst, else none). Compressed inputs (gzip, zstd) are told by their first bytes and need no flag.",
+                               valueName: "format"))
+    var compress: CompressChoice?
+
     @Option(help: "How the input is cut into records: auto (NDJSON, a JSON array, concatenated values or an RFC 7464 sequence, detected from the start of each input), ndjson, array, concat, seq.")
     var framing: Framing = .auto
 
@@ -129,6 +137,19 @@ struct MapCommand: ParsableCommand {
         }
         Signals.install()
         let paths = inputs.isEmpty ? ["-"] : inputs
+        var table: TableWriter?
+        if let format = to.table {
+            do throws(TableLayoutError) {
+                let layout = try TableLayout(mapper: loaded.mapper)
+                table = TableWriter(layout: layout, format: format, delimiter: loaded.document["delimiter"]?.stringValue ?? ".")
+            } catch {
+                throw ValidationError("--to \(to.rawValue): \(error)")
+            }
+        }
+
+        if byteRange != nil, let compression = InputFile.compression(of: paths[0]) {
+            throw ValidationError("--byte-range: \(paths[0]) is \(compression.rawValue)-compressed, and compressed data cannot be split at byte offsets (map the file whole, or decompress it first)")
+        }
 
         // Never truncate an input by writing over it.
         let inputIDs = paths.compactMap(InputFile.identity)
@@ -176,8 +197,12 @@ struct MapCommand: ParsableCommand {
             }
         }
 
+        let compression = compress.map(\.compression) ?? output.flatMap(Compression.forFileName)
+        let recordOutput = RecordOutput(file: out, table: table, compressor: compression.map { OutputCompressor($0) })
+
         var settings = RunSettings()
         settings.pipeline.framing = byteRange != nil ? .ndjson : framing
+        settings.pipeline.decompresses = byteRange == nil  // a window's first bytes are no file's magic bytes
         settings.pipeline.jobs = jobs.resolved
         settings.pipeline.batchBytes = batchBytes
         settings.onError = onError
@@ -200,7 +225,7 @@ struct MapCommand: ParsableCommand {
             engine = TreeEngine(mapper: mapper, filter: loaded.filter)
             makeEngine = { let m = mappers(); return TreeEngine(mapper: m.mapper, filter: m.filter) }
         }
-        var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: RecordOutput(file: out),
+        var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: recordOutput,
                          rejects: rejectsFile, console: console)
         run.window = window
         run.output.stats.collectsPaths = stats
@@ -212,4 +237,22 @@ struct MapCommand: ParsableCommand {
         if stats { console.line(result.stats.summary(exitStatus: result.status, interruptedBy: result.signal)) }
         if result.status != 0 { throw ExitCode(result.status) }
     }
+}
+
+/// The output's format (`--to`).
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case ndjson, csv, tsv
+
+    var table: TableFormat? { TableFormat(rawValue: rawValue) }
+
+    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+}
+
+/// The output's compression (`--compress`).
+enum CompressChoice: String, ExpressibleByArgument, CaseIterable {
+    case gzip, zstd, none
+
+    var compression: Compression? { Compression(rawValue: rawValue) }
+
+    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }

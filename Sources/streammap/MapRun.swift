@@ -104,8 +104,13 @@ final class CommandOutput: RecordPipelineOutput {
         return stop == nil
     }
 
-    func flush() {
-        switch file.flush() {
+    func flush() { report(file.flush()) }
+
+    /// Writes the rest and ends the output (`RecordOutput.finish`).
+    func finish() { report(file.finish()) }
+
+    private func report(_ result: WriteResult) {
+        switch result {
         case .ok: break
         case .closed: if stop == nil || stop == .tooManyRejects { stop = .outputClosed }
         case .failed(let code):
@@ -166,7 +171,7 @@ struct MapRun {
         let console = output.console
         for path in inputs where output.stop == nil { process(path) }
         pipeline.finish()
-        if output.stop != .outputClosed && output.stop != .outputFailed { output.flush() }
+        if output.stop != .outputClosed && output.stop != .outputFailed { output.finish() }
         if var r = output.rejects {
             if case .failed(let code) = r.flush() { output.rejectsWriteFailed(r.file.name, code) }
             output.rejects = r
@@ -219,6 +224,10 @@ struct MapRun {
         case .failed(let code):
             guard output.stop == nil else { break }
             console.error("\(input.name): \(Console.describe(errno: code))")
+            inputFailed = true
+        case .corrupt(let error):
+            guard output.stop == nil else { break }
+            console.error("\(input.name): \(error)")
             inputFailed = true
         }
     }

@@ -16,6 +16,9 @@ public struct RecordPipelineSettings: Sendable {
     /// How many bytes of a rejected record the output is given (`RecordPipelineOutput.rejected`); the rest is
     /// counted, not kept, so a rejected 1 GB line costs no more memory than a mapped one.
     public var keptRecordBytes = 0
+    /// `read` tells gzip and zstd inputs by their first bytes and maps their decompressed text (`Compression`);
+    /// false reads every input as it is.
+    public var decompresses = true
 
     /// How many bytes one read asks for (256 KiB).
     public static let readBytes = 1 << 18
@@ -66,6 +69,9 @@ public enum InputEnd: Equatable, Sendable {
     case interrupted
     /// A read failed with this error number; the records before it were handed on.
     case failed(errno: Int32)
+    /// The input is compressed and its compressed data is corrupt or cut short; the records decompressed before
+    /// the fault were handed on (a record cut by it is neither mapped nor counted).
+    case corrupt(CompressedInputError)
 }
 
 /// The record pipeline: cuts inputs into records (`InputFraming`), maps each with an engine and hands the results
@@ -119,7 +125,9 @@ public struct RecordPipeline {
     mutating func endInput() { core.endInput() }
 
     /// Reads an input through `read` (given the room to fill; returns the count read, 0 at the end, or nil with
-    /// errno set) and maps it: `beginInput`, every read, `endInput`. `stopRequested` is asked before each read and
+    /// errno set) and maps it: `beginInput`, every read, `endInput`. A gzip or zstd input (told by its first bytes,
+    /// unless `settings.decompresses` is false) is decompressed here, on the reading thread: records, lines and
+    /// offsets are those of the decompressed text, and `bytesIn` counts it. `stopRequested` is asked before each read and
     /// when a read is interrupted (EINTR): true ends the input there (`interrupted`). `afterRead` runs after each
     /// read, with `bytesIn` (progress).
     public mutating func read(
@@ -239,6 +247,8 @@ struct PipelineCore: RecordHandler {
         var buffer = readBuffer
         readBuffer = []
         defer { readBuffer = buffer }
+        var decoding = InputDecoding(detect: settings.decompresses)
+        defer { decoding.release() }
         while !isStopped {
             if stopRequested() {
                 finishBatches()  // the whole records read so far are mapped and handed on
@@ -246,21 +256,30 @@ struct PipelineCore: RecordHandler {
             }
             // With workers, the bytes go into a chunk that the batches point into; else into the read buffer.
             let chunk = parallel?.nextChunk()
-            let n: Int?
+            var result = DecodedRead.end
             if let chunk {
-                n = chunk.fill { read($0) }
+                _ = chunk.fill { room in
+                    result = decoding.read(into: room, from: read)
+                    if case .bytes(let n) = result { return n }
+                    return nil
+                }
             } else {
-                n = buffer.withUnsafeMutableBytes { read($0) }
+                result = buffer.withUnsafeMutableBytes { decoding.read(into: $0, from: read) }
             }
-            guard let n else {
-                let code = errno
+            let n: Int
+            switch result {
+            case .bytes(let count):
+                n = count
+            case .end:
+                endInput()
+                return isStopped ? .stopped : .ended
+            case .failed(let code):
                 if stopRequested() { continue }
                 finishBatches()
                 return isStopped ? .stopped : .failed(errno: code)
-            }
-            if n == 0 {
-                endInput()
-                return isStopped ? .stopped : .ended
+            case .corrupt(let error):
+                finishBatches()
+                return isStopped ? .stopped : .corrupt(error)
             }
             bytesIn += n
             if let chunk {
