@@ -104,6 +104,19 @@ struct WhereCLITests {
         #expect(r.stdout == "{\"firstName\":\"A\"}\n")
     }
 
+    /// With the io branch's gzip input and CSV output: the kept records only, the same with two jobs.
+    @Test func worksWithGzipInputAndCSVOutput() throws {
+        let file = try CLI.temporaryFile(Self.input)
+        let gz = file + ".gz"
+        let zipped = try CLI.shell("gzip -c '\(file)' > '\(gz)'")
+        #expect(zipped.status == 0)
+        for jobs in ["1", "2"] {
+            let r = try CLI.run(["--where", #"type == "PushEvent" && id is integer"#, "--field", "id", "--field", "payload.size=commits",
+                                 "--to", "csv", "--jobs", jobs, "-q", gz])
+            #expect(r.stdout == "id,commits\n9007199254740993,3\n9007199254740992,1\n", "jobs \(jobs)")
+        }
+    }
+
     @Test func theSpecsDelimiterSplitsThePaths() throws {
         let spec = try CLI.temporaryFile(#"{"fields":{"a.b":{"to":"x","literal":true}},"delimiter":"->","where":"u->v == 1 && `a.b` == 2"}"#)
         let r = try CLI.run(["--spec", spec], stdin: "{\"a.b\":2,\"u\":{\"v\":1}}\n{\"a.b\":2,\"u\":{\"v\":2}}\n")
