@@ -3,7 +3,8 @@
 # bytes, CRLF and blank lines, 100 000 and 1 000 000 levels of nesting, an object with 1 000 000 keys (also with
 # keys made to collide in the duplicate check's hash), a 200 MB record, a number with 1 000 000 digits, a 20 MB
 # string of escapes, 10 000 000 tiny records, 100 000 bad lines among 100 000 good ones, truncated and corrupt gzip,
-# a 2 GB gzip bomb, `where` expressions nested 1 000 000 deep; then the scaling suite
+# a 2 GB gzip bomb, `infer` on the million keys (its path cap), `where` expressions nested 1 000 000 deep; then the
+# scaling suite
 # (scripts/scaling.py: every feature family at n and 16n, in both engines, failing above 48x). Inputs are
 # generated at run time in a temporary directory (never committed).
 #
@@ -307,7 +308,21 @@ if [ "$quick" -eq 0 ]; then
         if [ "${SECS%.*}" -ge 10 ]; then problem "took ${SECS} s: the duplicate check went quadratic"; fi
         end
     done
-    rm -f keys.ndjson collide.ndjson
+    # streammap infer tracks at most 10 000 distinct paths: a million keys give a note and "unmapped": "keep", not a
+    # million-field spec; the spec still maps the record (the rest passed through, in input order: the same bytes).
+    begin "infer, 1 000 000 keys (paths capped)"
+    run "keys-infer" infer keys.ndjson
+    expect_status 0
+    grep -q '"unmapped": "keep"' "$OUT" || problem "no \"unmapped\": \"keep\" in the inferred spec"
+    [ "$(cat "$ERR")" = 'streammap: note: more than 10000 distinct paths: keys beyond them are not inferred, their objects pass them through ("unmapped": "keep")' ] \
+        || problem "stderr: $(head -c 300 "$ERR")"
+    end
+    cp "$T/keys-infer.out" keys-inferred.json
+    begin "infer's capped spec maps the 1 000 000 keys"
+    run "keys-inferred" --spec keys-inferred.json keys.ndjson
+    expect_status 0; expect_stdout_file keys.ndjson; expect_stderr_empty
+    end
+    rm -f keys.ndjson collide.ndjson keys-inferred.json
 
     perl -e 'print "{\"id\":1,\"s\":\"", "x" x 200_000_000, "\"}\n"' > big.ndjson
     for engine in stream tree; do

@@ -7,8 +7,8 @@ hiding a quadratic. Each case covers one feature family (key styles on arrays of
 nesting, unmapped keys kept, identity, many errors and warnings per record, lossy arrays, reverse mapping, the
 rejects file, long strings through every string conversion, deep nesting, specs with many fields, big enum
 tables, long paths, --jobs, every framing, gzip input of one member and of many, compressed output, CSV and TSV
-output, long and deep `where` expressions), in both engines where the engine matters. Inputs are generated at
-run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
+output, streammap infer, long and deep `where` expressions), in both engines where the engine matters. Inputs are
+generated at run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
 Prints each case's two times and their ratio; ends with `scaling: N passed, M failed`, exit 1 on a failure.
 
     scripts/scaling.py path/to/streammap          # every case (about 1 minute on 2 cores)
@@ -132,6 +132,14 @@ CASES = [
      lambda n: ("{%s}\n" % ",".join('"f%d":"v,%d"' % (i, i) for i in range(n))) * 10, 800),
     ("tsv out, long string to quote", ("stream",), ["--field", "s", "--to", "tsv", "--jobs", "2"], None,
      lambda n: long_string(n // 3 or 1, 'a"\t'), 200000),
+    # streammap infer: many records, distinct paths past the 10 000 it tracks, deep nesting, arrays of objects,
+    # long strings through every date/URL/UUID check, many distinct strings (no enum).
+    ("infer, many records", ("-",), ["infer", "--sample", "100000000"], None, records, 6000),
+    ("infer, wide object past the path limit", ("-",), ["infer"], None, wide_object, 6000),
+    ("infer, deep nesting", ("-",), ["infer"], None, lambda n: nested(n) * 40, 500),
+    ("infer, array of objects", ("-",), ["infer"], None, objects_array, 3000),
+    ("infer, long date-like string", ("-",), ["infer"], None, lambda n: long_string(n, "2"), 400000),
+    ("infer, long URL-like string", ("-",), ["infer"], None, lambda n: json.dumps({"s": "http://" + "x" * n}) + "\n", 400000),
     # where: long and deeply nested expressions (parsed and evaluated without recursion), long `in` lists, paths into
     # deep records, many records.
     ("where, long || chain", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: " || ".join("id == %d" % (i + 10 ** 6) for i in range(n)) + " || id == 1"),

@@ -13,13 +13,14 @@ struct StreamMapCommand: ParsableCommand {
         abstract: "Reshape JSON records at stream speed.",
         discussion: """
             'streammap [OPTIONS] [FILE...]' maps records (see 'streammap map --help'); \
-            'streammap check SPEC' validates a spec; 'streammap explain SPEC' shows how it maps and streams.
+            'streammap check SPEC' validates a spec; 'streammap explain SPEC' shows how it maps and streams; \
+            'streammap infer FILE' prints a spec inferred from sample records.
             """,
         version: "0.2.0",
-        subcommands: [MapCommand.self, CheckCommand.self, ExplainCommand.self]
+        subcommands: [MapCommand.self, CheckCommand.self, ExplainCommand.self, InferCommand.self]
     )
 
-    static let subcommandNames: Set<String> = ["map", "check", "explain", "help"]
+    static let subcommandNames: Set<String> = ["map", "check", "explain", "infer", "help"]
 
     /// `streammap ARGS` runs `streammap map ARGS` unless ARGS start with a subcommand or a request ArgumentParser
     /// answers for the whole tool (completion scripts, the help dump used by `generate-manual`). So

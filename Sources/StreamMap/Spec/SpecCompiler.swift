@@ -10,7 +10,8 @@ struct SpecCompiler {
         var nullToEmptyExcept: Set<String> = []
     }
 
-    static let documentKeys = ["streammap", "description", "fields", "unmapped", "delimiter", "types", "nullToEmpty", "mapper", "where"]
+    /// `$schema` names the spec's JSON Schema for editors (schema/streammap-spec.schema.json): accepted, not used.
+    static let documentKeys = ["$schema", "streammap", "description", "fields", "unmapped", "delimiter", "types", "nullToEmpty", "mapper", "where"]
     static let objectKeys = ["description", "fields", "unmapped", "delimiter", "types", "nullToEmpty"]
     static let fieldKeys = [
         "from", "to", "via", "type", "required", "optional", "default", "reverseDefault", "missing", "null", "invalid",
@@ -36,6 +37,9 @@ struct SpecCompiler {
             return nil
         }
         checkKeys(o, allowed: Self.documentKeys, at: "")
+        if let schema = o["$schema"], schema.stringValue == nil {
+            issue("/$schema", "expected the URI of a JSON Schema (a string), found \(MapError.describe(schema))")
+        }
         if let version = o["streammap"], version != .number(JSONNumber(1)) {
             issue("/streammap", "unsupported spec version \(JSONWriter.string(version)) (this tool reads version 1)")
         }
