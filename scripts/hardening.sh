@@ -3,7 +3,8 @@
 # bytes, CRLF and blank lines, 100 000 and 1 000 000 levels of nesting, an object with 1 000 000 keys (also with
 # keys made to collide in the duplicate check's hash), a 200 MB record, a number with 1 000 000 digits, a 20 MB
 # string of escapes, 10 000 000 tiny records, 100 000 bad lines among 100 000 good ones, truncated and corrupt gzip,
-# a 2 GB gzip bomb, `infer` on the million keys (its path cap); then the scaling suite
+# a 2 GB gzip bomb, `infer` on the million keys (its path cap), `where` expressions nested 1 000 000 deep; then the
+# scaling suite
 # (scripts/scaling.py: every feature family at n and 16n, in both engines, failing above 48x). Inputs are
 # generated at run time in a temporary directory (never committed).
 #
@@ -337,6 +338,34 @@ if [ "$quick" -eq 0 ]; then
     done
     rm -f big.ndjson
 fi
+
+# ---------------------------------------------------------------------------------------------------------------
+echo "hostile where expressions: parsed and evaluated without recursion, mistakes reported with their column"
+perl -e 'print "{\"mapper\":\"identity\",\"where\":\"", "(" x 1_000_000, "id == 1", ")" x 1_000_000, "\"}\n"' > where-parens.json
+perl -e 'print "{\"mapper\":\"identity\",\"where\":\"", "(!" x 1_000_000, "id == 1", ")" x 1_000_000, "\"}\n"' > where-nots.json
+perl -e 'print "{\"mapper\":\"identity\",\"where\":\"", "(" x 1_000_000, "id == 1", "\"}\n"' > where-open.json
+printf '{"id":1}\n{"id":2}\n{"id":1,\n' > where-in.ndjson
+for engine in stream tree; do
+    begin "where: 1 000 000 nested parentheses ($engine)"
+    run "where-parens-$engine" --spec where-parens.json --engine "$engine" where-in.ndjson
+    expect_status 1; expect_stdout '{"id":1}'; expect_rejects where-in.ndjson <(printf '3\tpremature EOF\n')
+    end
+    begin "where: 1 000 000 nested (! ($engine)"
+    run "where-nots-$engine" --spec where-nots.json --engine "$engine" where-in.ndjson
+    expect_status 1; expect_stdout '{"id":1}'; expect_rejects where-in.ndjson <(printf '3\tpremature EOF\n')
+    end
+done
+begin "where: 1 000 000 unclosed parentheses (an invalid spec)"
+run where-open check where-open.json
+expect_status 2
+grep -q '^streammap: where-open.json: /where: column [0-9]*: this "(" is never closed$' "$ERR" || problem "stderr: $(head -c 300 "$ERR")"
+end
+begin "where: a 100 000-character --where, a mistake at its end (usage error)"
+run where-flag --where "$(perl -e 'print "!" x 100_000, "id === 1"')" where-in.ndjson
+expect_status 64
+grep -q '^Error: --where: column 100006: expected a JSON value after ==' "$ERR" || problem "stderr: $(head -c 300 "$ERR")"
+end
+rm -f where-parens.json where-nots.json where-open.json where-in.ndjson
 
 # ---------------------------------------------------------------------------------------------------------------
 echo "many records"

@@ -7,8 +7,8 @@ hiding a quadratic. Each case covers one feature family (key styles on arrays of
 nesting, unmapped keys kept, identity, many errors and warnings per record, lossy arrays, reverse mapping, the
 rejects file, long strings through every string conversion, deep nesting, specs with many fields, big enum
 tables, long paths, --jobs, every framing, gzip input of one member and of many, compressed output, CSV and TSV
-output, streammap infer), in both engines where the engine matters. Inputs are generated at
-run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
+output, streammap infer, long and deep `where` expressions), in both engines where the engine matters. Inputs are
+generated at run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
 Prints each case's two times and their ratio; ends with `scaling: N passed, M failed`, exit 1 on a failure.
 
     scripts/scaling.py path/to/streammap          # every case (about 1 minute on 2 cores)
@@ -73,6 +73,11 @@ def skipped_runs(n, depth=1):
     a new yajl handle), in an object `depth` levels down."""
     members = ",".join('"u%d":"%s","a":%d' % (i, "x" * 60, i) for i in range(n))
     return '{"a":' * (depth - 1) + "{" + members + "}" * depth + "\n"
+
+
+def where_spec(expression):
+    """A spec that copies the records its `where` (a function of n) keeps."""
+    return lambda n: {"mapper": "identity", "where": expression(n)}
 
 
 # name, engines ("-": no --engine, for the subcommands), args, spec (a function of n, or None), input (a function of
@@ -146,6 +151,21 @@ CASES = [
     ("infer, array of objects", ("-",), ["infer"], None, objects_array, 3000),
     ("infer, long date-like string", ("-",), ["infer"], None, lambda n: long_string(n, "2"), 400000),
     ("infer, long URL-like string", ("-",), ["infer"], None, lambda n: json.dumps({"s": "http://" + "x" * n}) + "\n", 400000),
+    # where: long and deeply nested expressions (parsed and evaluated without recursion), long `in` lists, paths into
+    # deep records, many records.
+    ("where, long || chain", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: " || ".join("id == %d" % (i + 10 ** 6) for i in range(n)) + " || id == 1"),
+     lambda n: records(50), 3000),
+    ("where, deep parentheses", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: "(" * n + "id == 1" + ")" * n),
+     lambda n: records(50), 20000),
+    ("where, deep !", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: "!" * (2 * n) + "id == 1"), lambda n: records(50), 20000),
+    ("where, deep ! and parentheses", STREAM_AND_TREE, ["-s", "{spec}"],
+     where_spec(lambda n: "(!" * (2 * n) + "id == 1" + ")" * (2 * n)), lambda n: records(50), 10000),
+    ("where, long in list", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: "id in [%s]" % ",".join(str(i + 10 ** 6) for i in range(n))),
+     lambda n: records(50), 5000),
+    ("where, long path into a deep record", STREAM_AND_TREE, ["-s", "{spec}"], where_spec(lambda n: ".".join(["a"] * n) + " == 1"),
+     lambda n: nested(n, "a"), 500),
+    ("where, many records", STREAM_AND_TREE, ["--where", 'user_name == "u7" || tags.1 == "c"'], None, records, 6000),
+    ("where, jobs 2, many records", ("stream",), ["--jobs", "2", "--where", "id >= 100"], None, records, 6000),
 ]
 for conversion, text in [("url", "a"), ("uuid", "a"), ("stringToNumber", "1"), ("toString", "x"),
                          ({"base64": True, "from": "standard", "to": "url"}, "QUJD"),

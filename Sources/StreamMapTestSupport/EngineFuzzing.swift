@@ -38,6 +38,9 @@ public enum EngineFuzzing {
         public var label: String
         public var options: JSONParserOptions
         public var records: [[UInt8]]
+        /// A random `where` for about a third of the seeds (drawn from the seed by a generator of its own), applied by
+        /// both engines.
+        public var filter: RecordFilter? = nil
     }
 
     /// Decodes `data` (see the file comment). Generation is deterministic: the same bytes give the same case.
@@ -98,7 +101,15 @@ public enum EngineFuzzing {
             var inputs = InputGen(r.fork())
             records += inputs.records(for: shape, count: r.int(1...3))
         }
-        return Case(seed: seed, mode: mode, pieceByte: pieceByte, mapper: mapper, label: label, options: options, records: records)
+        var c = Case(seed: seed, mode: mode, pieceByte: pieceByte, mapper: mapper, label: label, options: options, records: records)
+        var filterRand = Rand(seed: SplitMix64.derive(seed, 0x7768_6572_65))
+        if filterRand.percent(35) {
+            var g = FilterGen(filterRand.fork())
+            let (text, delimiter, filter) = g.filter(for: shape)
+            c.filter = filter
+            c.label += "\n  where \(text)  (delimiter \(delimiter))"
+        }
+        return c
     }
 
     /// Where record `index` of a case is cut: every byte (15 %), or 1–4 points.
@@ -119,8 +130,8 @@ public enum EngineFuzzing {
     public static func check(_ data: UnsafeRawBufferPointer) -> String? {
         let c = decode(data)
         guard let mapper = c.mapper else { return nil }
-        var tree = TreeEngine(mapper: mapper, parserOptions: c.options)
-        var stream = StreamEngine(mapper: mapper, parserOptions: c.options)
+        var tree = TreeEngine(mapper: mapper, filter: c.filter, parserOptions: c.options)
+        var stream = StreamEngine(mapper: mapper, filter: c.filter, parserOptions: c.options)
         for (i, record) in c.records.enumerated() {
             let pieces = cuts(count: record.count, seed: c.seed, pieceByte: c.pieceByte, index: i)
             // The stream engine whole, as one piece (what the command line does with a line), in pieces; the tree
@@ -198,6 +209,8 @@ public enum EngineFuzzing {
             if let problem = canonicalProblem(referenceOutput) { return report("the tree engine wrote \(problem)", "tree", nil, referenceOutput, reference) }
         case .rejected:
             if !referenceOutput.isEmpty { return report("the tree engine rejected a record but wrote output", "tree", nil, referenceOutput, reference) }
+        case .filtered:
+            if !referenceOutput.isEmpty { return report("the tree engine filtered a record out but wrote output", "tree", nil, referenceOutput, reference) }
         }
         for (engine, cut) in variants {
             var writer = JSONWriter()
@@ -272,6 +285,7 @@ public enum EngineFuzzing {
         case .mapped(warnings: let w): return "mapped" + (w.isEmpty ? "" : ", warnings: " + w.map(render).joined(separator: "; "))
         case .rejected(.syntax(let e)): return "rejected: syntax error at byte \(e.byteOffset): \(JSONWriter.string(.string(e.message)))"
         case .rejected(let failure): return "rejected: " + failure.allErrors.map(render).joined(separator: "; ")
+        case .filtered: return "filtered"
         }
     }
 

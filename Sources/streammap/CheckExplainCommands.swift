@@ -68,7 +68,19 @@ struct ExplainCommand: ParsableCommand {
     private func explainSpec() throws {
         let loaded = try specOptions.load(file: specFile, console: Console())
         let explanation = MapperExplanation(loaded.mapper)
-        let text = json ? JSONWriter.string(explanation.jsonValue) + "\n" : explanation.description
+        var text = json ? JSONWriter.string(explanation.jsonValue) + "\n" : explanation.description
+        if let filter = loaded.filter {
+            let reads = filter.paths.map { $0.steps.joined(separator: filter.delimiter) }
+            if json {
+                var o = explanation.jsonValue.objectValue ?? JSONObject()
+                o["where"] = .object(JSONObject([("expression", .string(filter.text)), ("reads", .array(reads.map { .string($0) }))]))
+                text = JSONWriter.string(.object(o)) + "\n"
+            } else {
+                text += "where: \(filter.text)\n"
+                text += "  records it drops are counted as filtered, not mapped; it reads \(reads.joined(separator: ", "))"
+                text += " (each value captured as the record streams past, so the mapping skips nothing inside yajl)\n"
+            }
+        }
         guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array(text.utf8)) else {
             throw ExitCode(ExitStatus.ioError.rawValue)
         }

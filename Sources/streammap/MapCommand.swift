@@ -219,16 +219,17 @@ struct MapCommand: ParsableCommand {
         let makeEngine: @Sendable () -> any RecordEngine
         switch self.engine {
         case .stream:
-            engine = StreamEngine(mapper: mapper)
-            makeEngine = { StreamEngine(mapper: mappers()) }
+            engine = StreamEngine(mapper: mapper, filter: loaded.filter)
+            makeEngine = { let m = mappers(); return StreamEngine(mapper: m.mapper, filter: m.filter) }
         case .tree:
-            engine = TreeEngine(mapper: mapper)
-            makeEngine = { TreeEngine(mapper: mappers()) }
+            engine = TreeEngine(mapper: mapper, filter: loaded.filter)
+            makeEngine = { let m = mappers(); return TreeEngine(mapper: m.mapper, filter: m.filter) }
         }
         var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: recordOutput,
                          rejects: rejectsFile, console: console)
         run.window = window
         run.output.stats.collectsPaths = stats
+        run.output.stats.filters = loaded.filter != nil
         if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
         let status = run.run(inputs: paths)
         let result = (status: status, stats: run.stats, signal: run.interruptingSignal)

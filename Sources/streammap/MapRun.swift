@@ -92,6 +92,12 @@ final class CommandOutput: RecordPipelineOutput {
         return flushIfFull() && stop == nil
     }
 
+    func filtered(input: String, location: RecordLocation) -> Bool {
+        stats.recordsIn += 1
+        stats.recordsFiltered += 1
+        return stop == nil
+    }
+
     /// Writes the output past its threshold; false when the run must stop (a closed pipe, a write error, a stop).
     private func flushIfFull() -> Bool {
         if file.writer.bytes.count >= RecordOutput.flushThreshold { flush() }
@@ -173,7 +179,8 @@ struct MapRun {
         console.clearProgress()
         let stats = self.stats
         if case .interrupted? = output.stop {
-            console.error("interrupted: \(stats.recordsIn) records read, \(stats.recordsOut) written, \(stats.recordsRejected) rejected")
+            let filtered = stats.filters ? ", \(stats.recordsFiltered) filtered" : ""
+            console.error("interrupted: \(stats.recordsIn) records read, \(stats.recordsOut) written\(filtered), \(stats.recordsRejected) rejected")
         }
         if let r = output.rejects, stats.recordsRejected > 0, !output.settings.quiet {
             console.error("\(stats.recordsRejected) of \(stats.recordsIn) records rejected, written to \(r.file.name)")

@@ -33,6 +33,11 @@ struct SpecOptions: ParsableArguments {
             help: ArgumentHelp("Write VALUE (JSON: 0, true, '\"text\"', …) when PATH is absent or null. Repeatable.", valueName: "path=value"))
     var defaults: [String] = []
 
+    @Option(name: .customLong("where"),
+            help: ArgumentHelp("Map only the records for which EXPR holds, over the input record's paths: PATH == JSON (also !=, <, <=, >, >=), PATH in [JSON, …], exists(PATH), PATH is TYPE, !, &&, ||, parentheses (README, \"Keeping and dropping records\"). The others are counted as filtered. Replaces the spec's \"where\".",
+                               valueName: "expr"))
+    var filter: String?
+
     @Flag(help: ArgumentHelp("Pass keys no field reads through (default without --spec and --field) or drop them (default with --field; with --spec, the spec decides)."))
     var unmappedChoice: UnmappedChoice?
 
@@ -55,6 +60,7 @@ struct SpecOptions: ParsableArguments {
         a.required = required
         a.types = types
         a.defaults = defaults
+        a.filter = filter
         switch unmappedChoice {
         case .keepUnmapped?: a.unmapped = .keep
         case .dropUnmapped?: a.unmapped = .drop

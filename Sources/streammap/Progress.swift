@@ -27,6 +27,7 @@ struct ProgressDisplay {
     static func line(_ stats: RunStats, totalBytes: Int?, elapsed: Double) -> String {
         let rate = elapsed > 0 ? Double(stats.bytesIn) / elapsed : 0
         var text = "streammap: \(grouped(stats.recordsIn)) records"
+        if stats.recordsFiltered > 0 { text += " (\(grouped(stats.recordsFiltered)) filtered)" }
         if stats.recordsRejected > 0 { text += " (\(grouped(stats.recordsRejected)) rejected)" }
         text += ", \(size(stats.bytesIn))"
         if let totalBytes, totalBytes > 0 {

@@ -16,17 +16,20 @@ struct LoadedSpec {
     var mapper: Mapper
     /// `mapper` is the spec's reverse.
     var isReversed = false
+    /// The spec's `where` (with `--where`, the flag's): which input records are mapped.
+    var filter: RecordFilter? { spec.filter }
 
     /// Makes mappers equal to `mapper` that share no storage with it or with one another: each call compiles the
     /// spec again from its text. Each `--jobs` worker maps with its own, because a mapper's parts are
     /// reference-counted and a count written from two cores makes its cache line bounce between them (a few percent
     /// of `--jobs 2`'s time on the tweet mapping). Falls back to `mapper` itself should the text not compile again.
-    func independentMappers() -> @Sendable () -> Mapper {
+    /// Each comes with its own copy of the filter.
+    func independentMappers() -> @Sendable () -> (mapper: Mapper, filter: RecordFilter?) {
         let text = JSONWriter.bytes(document)
-        let (reversed, shared, name) = (isReversed, mapper, name)
+        let (reversed, shared, sharedFilter, name) = (isReversed, mapper, filter, name)
         return {
-            guard let spec = try? Spec(json: text, file: name) else { return shared }
-            return reversed ? ((try? spec.reversed()) ?? shared) : spec.mapper
+            guard let spec = try? Spec(json: text, file: name) else { return (shared, sharedFilter) }
+            return (reversed ? ((try? spec.reversed()) ?? shared) : spec.mapper, spec.filter)
         }
     }
 }
@@ -46,6 +49,15 @@ extension SpecOptions {
         }
         var loaded: Spec
         var name = path ?? "<flags>"
+        if let expression = amendment.filter {
+            // Checked here, against the spec's delimiter, so that a mistake is a usage error with a caret.
+            let delimiter = base?.document.objectValue?["delimiter"]?.stringValue ?? "."
+            do {
+                _ = try RecordFilter(expression, delimiter: delimiter.isEmpty ? "." : delimiter)
+            } catch {
+                throw ValidationError((["--where: \(error.description)"] + error.caretLines().map { "  " + $0 }).joined(separator: "\n"))
+            }
+        }
         if hasMappingFlags {
             let document: JSONValue
             do {

@@ -32,6 +32,10 @@ struct RunStats {
     var recordsIn = 0
     var recordsOut = 0
     var recordsRejected = 0
+    /// Dropped by the `where` filter: recordsIn = recordsOut + recordsFiltered + recordsRejected.
+    var recordsFiltered = 0
+    /// The run has a `where` filter: the summary has `recordsFiltered` (without one it is always 0 and left out).
+    var filters = false
     var warnings = 0
     var bytesIn = 0
     let started = monotonicSeconds()
@@ -85,6 +89,7 @@ struct RunStats {
         o["recordsIn"] = .number(JSONNumber(recordsIn))
         o["recordsOut"] = .number(JSONNumber(recordsOut))
         o["recordsRejected"] = .number(JSONNumber(recordsRejected))
+        if filters { o["recordsFiltered"] = .number(JSONNumber(recordsFiltered)) }
         o["warnings"] = .number(JSONNumber(warnings))
         o["warningsByPath"] = table(warningsByPath)
         o["errorsByPath"] = table(errorsByPath)

@@ -129,6 +129,13 @@ def test_reports_that_do_not_tile_the_file_are_refused() -> None:
     lost[0] = ChunkReport(0, reports[0].start, reports[0].end, 1, 2, 1, 0)
     with pytest.raises(ValueError, match="records in"):
         check_reports(splits, lost)
+    # A record a --where dropped is accounted for: in = mapped + filtered + rejected.
+    filtered = list(reports)
+    filtered[0] = ChunkReport(0, reports[0].start, reports[0].end, 1, 2, 1, 0, 1)
+    check_reports(splits, filtered)
+    filtered[0] = ChunkReport(0, reports[0].start, reports[0].end, 1, 3, 1, 0, 1)
+    with pytest.raises(ValueError, match="1 filtered"):
+        check_reports(splits, filtered)
 
 
 def test_default_split_size_is_sparks_rule() -> None:

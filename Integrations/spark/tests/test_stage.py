@@ -175,6 +175,27 @@ def test_redacted_rejects_carry_lengths_not_text(spark: Any, binary: str, tmp_pa
     assert (row["line"], row["offset"], row["record"], row["record_bytes"]) == (2, 9, None, 15)
 
 
+def test_where_keeps_the_serial_records_and_counts_the_filtered(spark: Any, binary: str, corpus: List[str]) -> None:
+    where = ["--where", 'lang == "en" || user.id < 1000000000']
+    output, rejects, stats = serial(binary, corpus, str(TWEETS_SPEC), *where)
+    assert 0 < stats["recordsFiltered"] < stats["recordsIn"]
+    result = map_files(spark, corpus, str(TWEETS_SPEC), args=where, binary=binary, split_bytes=SPLIT_BYTES,
+                       rejects_record_bytes=REJECTS_RECORD_BYTES)
+    try:
+        lines = result.records.collect()
+        assert ("\n".join(r["value"] for r in lines) + "\n").encode("utf-8") == output
+        assert spark_rejects(result) == rejects
+        total = result.counts.total
+        assert (total.records_in, total.mapped, total.filtered, total.rejected) == \
+            (stats["recordsIn"], stats["recordsOut"], stats["recordsFiltered"], stats["recordsRejected"])
+        for c in result.counts.per_file.values():
+            assert c.records_in == c.mapped + c.filtered + c.rejected
+    finally:
+        result.unpersist()
+    with pytest.raises(StreamMapError, match="column"):
+        map_files(spark, corpus, str(TWEETS_SPEC), args=["--where", "lang = 1"], binary=binary)
+
+
 def test_reserved_flags_are_refused(spark: Any, binary: str, corpus: List[str]) -> None:
     with pytest.raises(ValueError, match="--rejects"):
         map_files(spark, corpus, None, args=["--rejects=x"], binary=binary)

@@ -4,6 +4,9 @@ public enum RecordOutcome: Sendable, Equatable {
     case mapped(warnings: [MapError])
     /// Not written. Either the record is not valid JSON, or mapping failed with a fatal error.
     case rejected(RecordFailure)
+    /// Valid JSON that the engine's `RecordFilter` (the spec's `where`) drops: neither written nor rejected, and
+    /// not mapped (so no errors).
+    case filtered
 }
 
 /// Why a record was rejected.

@@ -2,18 +2,21 @@
 public struct TreeEngine: RecordEngine, Sendable {
     /// The mapper every record goes through.
     public let mapper: Mapper
+    /// Records this filter drops are not mapped (`RecordOutcome.filtered`).
+    public let filter: RecordFilter?
     /// Limits for parsing each record (nesting depth); one value per record.
     public var parserOptions: JSONParserOptions
     /// The pieces of the current record (the tree engine needs the whole record anyway).
     private var pending: [UInt8] = []
 
-    /// An engine that maps each record with `mapper`.
-    public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
+    /// An engine that maps each record with `mapper` (the records `filter` drops are not mapped).
+    public init(mapper: Mapper, filter: RecordFilter? = nil, parserOptions: JSONParserOptions = .init()) {
         self.mapper = mapper
+        self.filter = filter
         self.parserOptions = parserOptions
     }
 
-    /// Maps an already-parsed value.
+    /// Maps an already-parsed value (unless the filter drops it).
     public func map(value: JSONValue, into writer: inout JSONWriter) -> RecordOutcome {
         map(value: value, deep: false) { output, warnings in
             writer.write(output)
@@ -45,6 +48,7 @@ public struct TreeEngine: RecordEngine, Sendable {
     }
 
     private func map(value: JSONValue, deep: Bool, then use: (JSONValue, [MapError]) -> RecordOutcome) -> RecordOutcome {
+        if let filter, !filter.keeps(value) { return .filtered }
         var result = mapper.map(value)
         if result.isFatal { return .rejected(.mapping(result.errors)) }
         guard let output = result.takeValue() else { return .rejected(.noOutput(warnings: result.errors)) }

@@ -48,6 +48,14 @@ public protocol RecordPipelineOutput: AnyObject {
     /// A record was rejected. `record` is its first `keptRecordBytes` bytes; `totalBytes` its length.
     func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
                   totalBytes: Int) -> Bool
+    /// A record was dropped by the engine's filter (the spec's `where`): valid JSON, neither written nor rejected.
+    /// Records in = mapped + filtered + rejected. By default: nothing to do, the run goes on.
+    func filtered(input: String, location: RecordLocation) -> Bool
+}
+
+extension RecordPipelineOutput {
+    /// Nothing to do for a filtered record: the run goes on.
+    public func filtered(input: String, location: RecordLocation) -> Bool { true }
 }
 
 /// How reading an input ended (`RecordPipeline.read`).
@@ -72,8 +80,9 @@ public enum InputEnd: Equatable, Sendable {
 /// - Zero-copy: a record that ends in the chunk it began in (nearly all) is mapped from the chunk as it was read;
 ///   a record that goes on across chunks streams through the engine piece by piece, so a 200 MB line is mapped in
 ///   constant memory.
-/// - Every record read ends in exactly one place: mapped (its line in `mappedRecords`) or rejected (reported with
-///   its first `keptRecordBytes` bytes). A record cut by a stop is neither.
+/// - Every record read ends in exactly one place: mapped (its line in `mappedRecords`), filtered (dropped by the
+///   engine's `where`) or rejected (reported with its first `keptRecordBytes` bytes). A record cut by a stop is
+///   none of them.
 /// - With `jobs` > 1, records are cut into batches that point into the chunks they were read into, mapped on
 ///   worker threads (each with an engine of its own from `makeEngine`), and handed to the output in input order:
 ///   what the output sees is exactly what one job gives (`ParallelMapping`; the batch side of this type is in
@@ -411,6 +420,8 @@ struct PipelineCore: RecordHandler {
         case .rejected(let failure):
             if output.mappedRecords.bytes.count > mark { output.mappedRecords.bytes.removeSubrange(mark...) }
             goesOn = output.rejected(input: inputName, location: location, failure: failure, record: record, totalBytes: recordLength)
+        case .filtered:
+            goesOn = output.filtered(input: inputName, location: location)
         }
         if !goesOn { isStopped = true }
     }

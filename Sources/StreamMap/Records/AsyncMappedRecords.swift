@@ -15,9 +15,10 @@ extension AsyncSequence where Element == [UInt8] {
         AsyncMappedRecords(base: self, engine: engine, framing: framing)
     }
 
-    /// The records of this stream of chunks, mapped by `mapper` with the stream engine.
-    public func mappedRecords(mapper: Mapper, framing: Framing = .auto) -> AsyncMappedRecords<Self, StreamEngine> {
-        AsyncMappedRecords(base: self, engine: StreamEngine(mapper: mapper), framing: framing)
+    /// The records of this stream of chunks, mapped by `mapper` with the stream engine (the records `filter` drops
+    /// give no result).
+    public func mappedRecords(mapper: Mapper, filter: RecordFilter? = nil, framing: Framing = .auto) -> AsyncMappedRecords<Self, StreamEngine> {
+        AsyncMappedRecords(base: self, engine: StreamEngine(mapper: mapper, filter: filter), framing: framing)
     }
 }
 

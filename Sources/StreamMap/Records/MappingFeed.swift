@@ -82,7 +82,7 @@ public enum RecordResult: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Records seen so far. Invariant: `recordsIn == recordsOut + recordsRejected`.
+/// Records seen so far. Invariant: `recordsIn == recordsOut + recordsFiltered + recordsRejected`.
 public struct RecordCounts: Sendable, Equatable {
     /// Records framed from the input (blank lines are not records).
     public var recordsIn = 0
@@ -90,12 +90,15 @@ public struct RecordCounts: Sendable, Equatable {
     public var recordsOut = 0
     /// Records rejected: not JSON, a framing error, or a fatal mapping error.
     public var recordsRejected = 0
+    /// Valid records the engine's filter (`where`) dropped: no result is given for them.
+    public var recordsFiltered = 0
 
     /// Counts with the given values (zero by default), for comparing with a feed's.
-    public init(recordsIn: Int = 0, recordsOut: Int = 0, recordsRejected: Int = 0) {
+    public init(recordsIn: Int = 0, recordsOut: Int = 0, recordsRejected: Int = 0, recordsFiltered: Int = 0) {
         self.recordsIn = recordsIn
         self.recordsOut = recordsOut
         self.recordsRejected = recordsRejected
+        self.recordsFiltered = recordsFiltered
     }
 }
 
@@ -112,7 +115,8 @@ public struct RecordCounts: Sendable, Equatable {
 /// It runs on `RecordPipeline`, as the command line does: records are framed as the command line frames them
 /// (see `RecordFramer` for the framings and `auto`), a record inside one chunk is mapped where it lies and one that
 /// goes on across chunks streams through the engine in pieces, so a huge record costs constant memory (its mapped
-/// result aside). Every framed record ends up in exactly one result, mapped or rejected. A record that is a framing
+/// result aside). Every framed record ends up in exactly one result, mapped or rejected — or, when the engine's filter
+/// (`where`) drops it, in none (it is counted in `counts.recordsFiltered`). A record that is a framing
 /// error (with `array` framing: data after the array, or the tail of an array that is never closed) is rejected
 /// with a `.syntax` failure without reaching the engine. The results do not depend on how the input is chunked.
 /// Not thread-safe: use one feed from one task at a time.
@@ -124,7 +128,7 @@ public final class MappingFeed<Engine: RecordEngine> {
     /// How many bytes of a rejected record its `raw` keeps (1 MiB).
     public static var rejectedRecordBytes: Int { 1 << 20 }
 
-    /// Records seen so far; `recordsIn == recordsOut + recordsRejected` between calls.
+    /// Records seen so far; `recordsIn == recordsOut + recordsFiltered + recordsRejected` between calls.
     public var counts: RecordCounts { results.counts }
 
     /// A feed that maps each record with `engine` (a ``StreamEngine`` or ``TreeEngine``; the feed owns its copy)
@@ -197,6 +201,12 @@ final class ResultCollector: RecordPipelineOutput {
         return true
     }
 
+    func filtered(input: String, location: RecordLocation) -> Bool {
+        counts.recordsIn += 1
+        counts.recordsFiltered += 1
+        return true
+    }
+
     /// The results since the last call.
     func take() -> [RecordResult] {
         defer { results = [] }
@@ -205,8 +215,9 @@ final class ResultCollector: RecordPipelineOutput {
 }
 
 extension MappingFeed where Engine == StreamEngine {
-    /// A feed that maps with the stream engine (use `init(engine: TreeEngine(mapper:))` for the tree engine).
-    public convenience init(mapper: Mapper, framing: Framing = .auto) {
-        self.init(engine: StreamEngine(mapper: mapper), framing: framing)
+    /// A feed that maps with the stream engine (use `init(engine: TreeEngine(mapper:))` for the tree engine); with
+    /// a `filter` (a spec's `filter`), the records it drops give no result.
+    public convenience init(mapper: Mapper, filter: RecordFilter? = nil, framing: Framing = .auto) {
+        self.init(engine: StreamEngine(mapper: mapper, filter: filter), framing: framing)
     }
 }

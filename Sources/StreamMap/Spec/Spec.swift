@@ -3,6 +3,8 @@
 public struct Spec: Sendable {
     /// The mapper the spec describes (forward: input JSON → output JSON).
     public let mapper: Mapper
+    /// The spec's `where`: which input records are mapped (nil: all of them).
+    public let filter: RecordFilter?
     /// The parsed spec document.
     public let document: JSONValue
 
@@ -38,8 +40,10 @@ public struct Spec: Sendable {
     public init(document: JSONValue, file: String = "spec") throws(SpecError) {
         var compiler = SpecCompiler()
         let mapper = compiler.compileDocument(document)
+        let filter = compiler.compileFilter(document)
         guard compiler.issues.isEmpty, let mapper else { throw SpecError(file: file, issues: compiler.issues) }
         self.mapper = mapper
+        self.filter = filter
         self.document = document
     }
 

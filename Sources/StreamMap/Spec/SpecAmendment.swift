@@ -13,6 +13,8 @@
 /// - `--key-collisions` sets `"collisions"` on the key styles `--key-style` adds, or on the spec's `unmapped` style.
 /// - Unmapped keys: `--keep-unmapped` / `--drop-unmapped`; otherwise the spec's setting; without a spec, dropped
 ///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
+/// - `--where` sets the document's `where` (replacing the spec's), with a whole-record `mapper` too; alone, without
+///   a spec, it filters records that are copied (`"mapper": "identity"`).
 public struct SpecAmendment: Sendable {
     /// Keys no field reads: kept or dropped (`--keep-unmapped`, `--drop-unmapped`); nil: the spec decides.
     public enum Unmapped: Sendable {
@@ -36,12 +38,17 @@ public struct SpecAmendment: Sendable {
     public var defaults: [String] = []
     /// `--keep-unmapped` or `--drop-unmapped`; nil when neither is given.
     public var unmapped: Unmapped?
+    /// An expression in the `where` grammar (`--where`).
+    public var filter: String?
 
     /// An empty amendment, for the flags' values to be set on.
     public init() {}
 
     /// Whether anything amends the spec.
-    public var amendsSpec: Bool {
+    public var amendsSpec: Bool { amendsMapping || filter != nil }
+
+    /// Whether anything amends the mapping (all but `filter`).
+    private var amendsMapping: Bool {
         !fields.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !defaults.isEmpty
             || unmapped != nil
     }
@@ -62,7 +69,11 @@ public struct SpecAmendment: Sendable {
     /// The amended document. `base` is the spec file's document (nil without one).
     public func apply(to base: JSONValue?) throws(Refusal) -> JSONValue {
         var doc = base?.objectValue ?? JSONObject()
-        guard amendsSpec else { return .object(doc) }
+        if let filter {
+            if base == nil && !amendsMapping { doc["mapper"] = .string("identity") }
+            doc["where"] = .string(filter)
+        }
+        guard amendsMapping else { return .object(doc) }
         if doc["mapper"] != nil {
             throw Refusal(message: "the spec has a whole-record \"mapper\" and no fields: --field, --key-style, --require, --type, --default and --keep-unmapped/--drop-unmapped cannot amend it")
         }

@@ -11,7 +11,7 @@ struct SpecCompiler {
     }
 
     /// `$schema` names the spec's JSON Schema for editors (schema/streammap-spec.schema.json): accepted, not used.
-    static let documentKeys = ["$schema", "streammap", "description", "fields", "unmapped", "delimiter", "types", "nullToEmpty", "mapper"]
+    static let documentKeys = ["$schema", "streammap", "description", "fields", "unmapped", "delimiter", "types", "nullToEmpty", "mapper", "where"]
     static let objectKeys = ["description", "fields", "unmapped", "delimiter", "types", "nullToEmpty"]
     static let fieldKeys = [
         "from", "to", "via", "type", "required", "optional", "default", "reverseDefault", "missing", "null", "invalid",
@@ -50,6 +50,23 @@ struct SpecCompiler {
             return compileMapper(m, at: "/mapper", scope: Scope())
         }
         return compileObject(o, at: "", scope: Scope(), allowedKeys: Self.documentKeys).map { Mapper(.object($0)) }
+    }
+
+    /// The document's `where` (a string in the filter grammar, its paths split on the document's delimiter).
+    mutating func compileFilter(_ doc: JSONValue) -> RecordFilter? {
+        guard let w = doc.objectValue?["where"] else { return nil }
+        guard case .string(let text) = w else {
+            issue("/where", "expected a string (an expression such as \"type == \\\"PushEvent\\\"\"), found \(MapError.describe(w))")
+            return nil
+        }
+        var delimiter = "."
+        if case .string(let d)? = doc.objectValue?["delimiter"], !d.isEmpty { delimiter = d }
+        do {
+            return try RecordFilter(text, delimiter: delimiter)
+        } catch {
+            issue("/where", error.description)
+            return nil
+        }
     }
 
     mutating func compileObject(

@@ -34,6 +34,8 @@ struct CaseContext: Sendable {
     /// The spec text, for mappers compiled from a spec.
     var spec: String? = nil
     var label: String = ""
+    /// The `where` expression and its delimiter, when the case filters records.
+    var filter: String? = nil
 }
 
 /// One generated case: a mapper and the records to map with it.
@@ -41,12 +43,16 @@ struct GeneratedCase {
     var context: CaseContext
     var mapper: Mapper
     var records: [[UInt8]]
+    /// A random `where` (in 40% of the cases), applied by both engines.
+    var filter: RecordFilter? = nil
 
     enum Failure: Error, CustomStringConvertible {
         case invalidSpec(String, SpecError)
+        case invalidFilter(String, String)
         var description: String {
             switch self {
             case .invalidSpec(let text, let e): return "the generator wrote a spec that does not compile:\n\(text)\n\(e)"
+            case .invalidFilter(let text, let d): return "the generator wrote a where expression that does not parse (delimiter \(d)):\n\(text)"
             }
         }
     }
@@ -75,6 +81,16 @@ struct GeneratedCase {
         }
         var inputs = InputGen(r.fork())
         var records = inputs.records(for: shape, count: r.int(6...14))
+        // The filter from a generator of its own, so that the rest of the case is what it was without filters.
+        var filterRand = Rand(seed: SplitMix64.derive(seed, 0x7768_6572_65))
+        var filter: RecordFilter? = nil
+        if filterRand.percent(40) {
+            var g = FilterGen(filterRand.fork())
+            let (text, delimiter, compiled) = g.filter(for: shape)
+            guard let compiled else { throw .invalidFilter(text, delimiter) }
+            filter = compiled
+            context.filter = "\(text)  (delimiter \(delimiter))"
+        }
         // Sometimes: the reverse mapper, fed the forward outputs of records that fit (model → JSON).
         if r.percent(15), let back = try? mapper.reversed() {
             let tree = TreeEngine(mapper: mapper)
@@ -88,9 +104,9 @@ struct GeneratedCase {
             records = inputs.records(from: outputs) + inputs.records(for: .any, count: 2)
             context.origin = .reversed
             context.label = "reverse of " + describe(mapper)
-            return GeneratedCase(context: context, mapper: back, records: records)
+            return GeneratedCase(context: context, mapper: back, records: records, filter: filter)
         }
-        return GeneratedCase(context: context, mapper: mapper, records: records)
+        return GeneratedCase(context: context, mapper: mapper, records: records, filter: filter)
     }
 }
 
@@ -114,6 +130,7 @@ struct Mismatch: CustomStringConvertible {
         if !context.label.isEmpty { lines.append("  case:      \(context.label)") }
         lines.append("  mapper:    \(describe(mapper))")
         if let spec = context.spec { lines.append("  spec:      \(spec)") }
+        if let filter = context.filter { lines.append("  where:     \(filter)") }
         lines.append("  record:    \(printable(record))")
         if let pieces { lines.append("  fed in pieces, cut at byte offsets \(pieces.count > 40 ? "1, 2, 3, … (every byte)" : "\(pieces)")") }
         lines.append("  tree:      \(printable(treeOutput))")
@@ -139,6 +156,7 @@ extension Mismatch {
             case .rejected(.mapping(let e)): return ("rejected by mapping", e)
             case .rejected(.syntax): return ("syntax error", [])
             case .rejected(.noOutput(_)): return ("no output", [])
+            case .filtered: return ("filtered", [])
             }
         }
         let (tk, te) = parts(treeOutcome), (ck, ce) = parts(candidateOutcome)
@@ -159,9 +177,9 @@ extension Mismatch {
 /// `endRecord`), cut at points drawn from that seed (sometimes one byte at a time), and compared again.
 func findMismatches(
     mapper: Mapper, records: [[UInt8]], makeCandidate: (Mapper) -> any RecordEngine, context: CaseContext = CaseContext(),
-    pieces: UInt64? = nil, limit: Int = .max
+    pieces: UInt64? = nil, limit: Int = .max, filter: RecordFilter? = nil
 ) -> [Mismatch] {
-    let tree = TreeEngine(mapper: mapper)
+    let tree = TreeEngine(mapper: mapper, filter: filter)
     var candidate = makeCandidate(mapper)
     var treeWriter = JSONWriter()
     var candidateWriter = JSONWriter()
@@ -212,9 +230,10 @@ func cuts(_ count: Int, seed: UInt64) -> [Int] {
 @discardableResult
 func compare(
     mapper: Mapper, records: [[UInt8]], makeCandidate: (Mapper) -> any RecordEngine, context: CaseContext = CaseContext(),
-    pieces: UInt64? = nil, reportLimit: Int = 20, sourceLocation: SourceLocation = #_sourceLocation
+    pieces: UInt64? = nil, reportLimit: Int = 20, filter: RecordFilter? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) -> Int {
-    let mismatches = findMismatches(mapper: mapper, records: records, makeCandidate: makeCandidate, context: context, pieces: pieces)
+    let mismatches = findMismatches(mapper: mapper, records: records, makeCandidate: makeCandidate, context: context, pieces: pieces,
+                                    filter: filter)
     for m in mismatches.prefix(reportLimit) { Issue.record(Comment(rawValue: m.description), sourceLocation: sourceLocation) }
     return mismatches.count
 }
@@ -227,6 +246,7 @@ func render(_ o: RecordOutcome) -> String {
     case .rejected(.syntax(let e)): return "rejected: syntax error at byte \(e.byteOffset): \(JSONWriter.string(.string(e.message)))"
     case .rejected(.mapping(let errors)): return "rejected: " + errors.map(render).joined(separator: "; ")
     case .rejected(.noOutput(_)): return "rejected: no output"
+    case .filtered: return "filtered"
     }
 }
 
@@ -402,6 +422,9 @@ struct DifferentialTests {
         var covered: Set<String> = []
         var origins: [CaseContext.Origin: Int] = [:]
         var outcomes: [String: Int] = [:]
+        var filteredCases = 0
+        /// Valid records of cases with a filter: dropped, kept.
+        var filterOutcomes = [0, 0]
         for i in 0..<count {
             let seed = SplitMix64.derive(Self.baseSeed, UInt64(i))
             let c: GeneratedCase
@@ -415,8 +438,20 @@ struct DifferentialTests {
             origins[c.context.origin, default: 0] += 1
             records += c.records.count
             for o in Self.outcomeClasses(c) { outcomes[o, default: 0] += 1 }
-            let n = compare(mapper: c.mapper, records: c.records, makeCandidate: makeStreamEngine, context: c.context,
-                            pieces: seed, reportLimit: max(remainingReports, 0))
+            if let filter = c.filter {
+                filteredCases += 1
+                let tree = TreeEngine(mapper: c.mapper, filter: filter)
+                for record in c.records {
+                    var w = JSONWriter()
+                    switch record.withUnsafeBytes({ tree.map(record: $0, into: &w) }) {
+                    case .filtered: filterOutcomes[0] += 1
+                    case .rejected(.syntax): break
+                    default: filterOutcomes[1] += 1
+                    }
+                }
+            }
+            let n = compare(mapper: c.mapper, records: c.records, makeCandidate: { StreamEngine(mapper: $0, filter: c.filter) },
+                            context: c.context, pieces: seed, reportLimit: max(remainingReports, 0), filter: c.filter)
             mismatches += n
             remainingReports -= n
         }
@@ -425,8 +460,13 @@ struct DifferentialTests {
             differential: \(count) cases (\(origins.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", "))), \
             \(records) records, \(mismatches) mismatches, \(elapsed); tree outcomes: \
             \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); \
-            \(covered.count) mapper kinds covered
+            \(covered.count) mapper kinds covered; \(filteredCases) cases with a where: \(filterOutcomes[0]) valid records \
+            filtered, \(filterOutcomes[1]) kept
             """)
+        // Random predicates must both keep and drop a fair share of the valid records they see.
+        #expect(filteredCases * 4 >= count, "too few cases with a where: \(filteredCases) of \(count)")
+        #expect(filterOutcomes[0] * 5 >= filterOutcomes[1] && filterOutcomes[1] * 5 >= filterOutcomes[0],
+                "the random where expressions keep \(filterOutcomes[1]) and drop \(filterOutcomes[0]) valid records")
         #expect(mismatches == 0, "\(mismatches) records mapped differently (the first \(min(mismatches, 20)) are reported above)")
         let missing = Self.requiredKinds.subtracting(covered)
         #expect(missing.isEmpty, "the generators never produced: \(missing.sorted())")
@@ -445,6 +485,7 @@ struct DifferentialTests {
             case .mapped(warnings: let warnings): return warnings.isEmpty ? "mapped" : "mapped with warnings"
             case .rejected(.syntax): return "syntax error"
             case .rejected(.noOutput(_)): return "no output"
+            case .filtered: return "filtered"
             case .rejected(.mapping): return "rejected"
             }
         }
@@ -461,7 +502,9 @@ struct DifferentialTests {
             let outcome = record.withUnsafeBytes { tree.map(record: $0, into: &w) }
             print("record \(i): \(printable(record))\n  tree: \(printable(w.bytes))\n  \(render(outcome))")
         }
-        compare(mapper: c.mapper, records: c.records, makeCandidate: makeStreamEngine, context: c.context, pieces: seed)
+        if let filter = c.context.filter { print("where: \(filter)") }
+        compare(mapper: c.mapper, records: c.records, makeCandidate: { StreamEngine(mapper: $0, filter: c.filter) }, context: c.context,
+                pieces: seed, filter: c.filter)
     }
 
     /// The harness can fail: engines that each break one rule (three in the mapper, one in the reading of records)

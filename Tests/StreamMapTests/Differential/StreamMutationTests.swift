@@ -12,10 +12,12 @@ struct DifferentialStreamMutationTests {
         for i in 0..<300 where found.isEmpty {
             let c = try GeneratedCase.make(seed: SplitMix64.derive(0x5EED_0F_BAD, UInt64(i)), index: i)
             found += findMismatches(
-                mapper: c.mapper, records: c.records, makeCandidate: { StreamEngine(mapper: $0, mutation: mutation) },
-                context: c.context, limit: 1)
+                mapper: c.mapper, records: c.records,
+                makeCandidate: { StreamEngine(mapper: $0, filter: c.filter, mutation: mutation) }, context: c.context,
+                limit: 1, filter: c.filter)
             control += findMismatches(
-                mapper: c.mapper, records: c.records, makeCandidate: { StreamEngine(mapper: $0) }, context: c.context
+                mapper: c.mapper, records: c.records, makeCandidate: { StreamEngine(mapper: $0, filter: c.filter) },
+                context: c.context, filter: c.filter
             ).count
         }
         #expect(!found.isEmpty, "the harness did not notice the mutation \(mutation)")

@@ -165,7 +165,7 @@ def local_path(path: str) -> str:
 
 
 #: The mapping flags ``streammap check`` takes (with a value, and without); the others are run flags.
-CHECK_FLAGS_WITH_VALUE = ("--field", "--key-style", "--require", "--type", "--default")
+CHECK_FLAGS_WITH_VALUE = ("--field", "--key-style", "--require", "--type", "--default", "--where")
 CHECK_SWITCHES = ("--keep-unmapped", "--drop-unmapped", "--reverse")
 
 

@@ -50,7 +50,7 @@ class Split:
 @dataclass(frozen=True)
 class ChunkReport:
     """What a task says about the chunk it mapped (``streammap --byte-range`` with ``--stats``): the bytes
-    ``[start, end)`` it read, the LFs in them, and its counts."""
+    ``[start, end)`` it read, the LFs in them, and its counts (``filtered``: records a ``--where`` dropped)."""
 
     chunk: int
     start: int
@@ -59,6 +59,7 @@ class ChunkReport:
     records_in: int
     mapped: int
     rejected: int
+    filtered: int = 0
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def chunks_from_reports(splits: Sequence[Split], reports: Sequence[ChunkReport])
 def check_reports(splits: Sequence[Split], reports: Sequence[ChunkReport]) -> None:
     """Raises ``ValueError`` unless the chunks of each file tile it: the first starts at byte 0, each one starts
     at the last byte of the one before (the LF they share) or, at the end of the file, where it ends; the last one
-    ends at the file's end; and records in = mapped + rejected."""
+    ends at the file's end; and records in = mapped + filtered + rejected."""
     last: Dict[int, ChunkReport] = {}
     for split, r in zip(splits, reports):
         f = split.file
@@ -141,9 +142,9 @@ def check_reports(splits: Sequence[Split], reports: Sequence[ChunkReport]) -> No
         if r.start not in expected or r.end < r.start or r.end > f.size:
             raise ValueError(f"{f.name}: split {split.index} read bytes {r.start}-{r.end}, which does not follow "
                              f"{'the file start' if previous is None else f'bytes {previous.start}-{previous.end}'}")
-        if r.records_in != r.mapped + r.rejected:
-            raise ValueError(f"{f.name}: split {split.index}: {r.records_in} records in but {r.mapped} mapped and "
-                             f"{r.rejected} rejected")
+        if r.records_in != r.mapped + r.filtered + r.rejected:
+            raise ValueError(f"{f.name}: split {split.index}: {r.records_in} records in but {r.mapped} mapped, "
+                             f"{r.filtered} filtered and {r.rejected} rejected")
         last[f.index] = r
     for split in splits:
         r = last[split.file.index]

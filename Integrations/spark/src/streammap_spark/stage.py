@@ -62,15 +62,17 @@ REJECTS_SCHEMA = StructType([
 
 @dataclass(frozen=True)
 class FileCounts:
-    """Records of one input: ``records_in == mapped + rejected``."""
+    """Records of one input: ``records_in == mapped + filtered + rejected`` (``filtered``: dropped by a
+    ``--where``)."""
 
     records_in: int = 0
     mapped: int = 0
     rejected: int = 0
+    filtered: int = 0
 
     def __add__(self, other: "FileCounts") -> "FileCounts":
         return FileCounts(self.records_in + other.records_in, self.mapped + other.mapped,
-                          self.rejected + other.rejected)
+                          self.rejected + other.rejected, self.filtered + other.filtered)
 
 
 @dataclass(frozen=True)
@@ -137,11 +139,11 @@ class StreamMapResult:
 
     @property
     def counts(self) -> Counts:
-        """Records in, mapped and rejected per file and in total."""
+        """Records in, mapped, rejected and filtered per file and in total."""
         if self._counts is None:
             per_index = {f.index: FileCounts() for f in self.files}
             for split, r in zip(self.splits, self._tasks_reports()):
-                per_index[split.file.index] += FileCounts(r.records_in, r.mapped, r.rejected)
+                per_index[split.file.index] += FileCounts(r.records_in, r.mapped, r.rejected, r.filtered)
             total = FileCounts()
             for c in per_index.values():
                 total += c
@@ -237,7 +239,7 @@ def _parse_reports(lines: Sequence[str]) -> Dict[int, ChunkReport]:
         if int(chunk) in reports:
             raise StreamMapError(f"split {chunk} was reported twice", 0, "")
         reports[int(chunk)] = ChunkReport(int(chunk), r["start"], r["end"], r["newlines"], s["recordsIn"],
-                                          s["recordsOut"], s["recordsRejected"])
+                                          s["recordsOut"], s["recordsRejected"], s.get("recordsFiltered", 0))
     return reports
 
 

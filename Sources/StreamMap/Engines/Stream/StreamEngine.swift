@@ -7,6 +7,9 @@
 public struct StreamEngine: RecordEngine {
     /// The mapper every record goes through (compiled into the engine's plan at the first record).
     public let mapper: Mapper
+    /// Records this filter drops are not written (`RecordOutcome.filtered`). The values it reads are captured as
+    /// the record streams past (`FilterCapture`); the record's tree is never built.
+    public let filter: RecordFilter?
     /// Limits for parsing each record (nesting depth); `allowMultipleValues` is always off (one value per record).
     public var parserOptions: JSONParserOptions
     /// The compiled sinks hold per-record state, so a copy of the engine compiles its own (copy on write). Compiled
@@ -21,16 +24,17 @@ public struct StreamEngine: RecordEngine {
     private var held: [UInt8] = []
     private var scanner = TokenBoundaryScanner()
 
-    /// An engine that maps each record with `mapper`. Cheap: the mapper is compiled at the first record, by the
-    /// copy of the engine that maps it.
-    public init(mapper: Mapper, parserOptions: JSONParserOptions = .init()) {
-        self.init(mapper: mapper, parserOptions: parserOptions, mutation: nil)
+    /// An engine that maps each record with `mapper` (the records `filter` drops are not mapped). Cheap: the mapper
+    /// is compiled at the first record, by the copy of the engine that maps it.
+    public init(mapper: Mapper, filter: RecordFilter? = nil, parserOptions: JSONParserOptions = .init()) {
+        self.init(mapper: mapper, filter: filter, parserOptions: parserOptions, mutation: nil)
     }
 
     /// A copy of the engine with one rule deliberately broken: lets tests prove the differential harness catches
     /// a divergence. Never used outside tests.
-    init(mapper: Mapper, parserOptions: JSONParserOptions = .init(), mutation: StreamMutation?) {
+    init(mapper: Mapper, filter: RecordFilter? = nil, parserOptions: JSONParserOptions = .init(), mutation: StreamMutation?) {
         self.mapper = mapper
+        self.filter = filter
         self.parserOptions = parserOptions
         self.parserOptions.allowMultipleValues = false
         self.mutation = mutation
@@ -38,12 +42,13 @@ public struct StreamEngine: RecordEngine {
 
     /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
-        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, mutation: mutation) }  // (nil too)
+        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, filter: filter, mutation: mutation) }  // (nil too)
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
         let parser = plan!.wholeRecordParser(options: parserOptions)
+        plan!.capture?.reset()
         do {
             try parser.feed(record)
             try parser.finish()
@@ -55,7 +60,8 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func beginRecord() {
         ensureUniquePlan()
-        parser = StreamParser(root: root, options: parserOptions, skip: plan!.skip, memory: plan!.yajlMemory)
+        parser = StreamParser(root: plan!.eventRoot, options: parserOptions, skip: plan!.skip, memory: plan!.yajlMemory)
+        plan!.capture?.reset()
         failure = nil
         held.removeAll(keepingCapacity: true)
         scanner = TokenBoundaryScanner()
@@ -128,6 +134,7 @@ public struct StreamEngine: RecordEngine {
         guard parser.completed else {
             return .rejected(.syntax(JSONSyntaxError(byteOffset: recordLength, message: "no JSON value")))
         }
+        if let capture = plan!.capture, !capture.keeps() { return .filtered }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
         guard root.kind != .absent else { return .rejected(.noOutput(warnings: root.errors)) }
         writer.writeRaw(root.output.bytes)
@@ -139,16 +146,25 @@ public struct StreamEngine: RecordEngine {
 /// parser's yajl handles recycle.
 final class CompiledPlan {
     let skip: ParseSkip
+    /// The mapping's sink.
     let root: ValueSink
+    /// What the parser hands the events to: the mapping's sink, or it and the filter's capture.
+    let eventRoot: EventConsumer
+    let capture: FilterCapture?
     let yajlMemory = YajlMemory()
     /// The parser of whole records (`StreamEngine.map(record:into:)`), restarted for each: a record costs no
     /// parser object (the engine's record-in-pieces API makes its own, which may be in use meanwhile).
     private var reusableParser: StreamParser?
 
-    init(_ mapper: Mapper, mutation: StreamMutation?) {
+    init(_ mapper: Mapper, filter: RecordFilter? = nil, mutation: StreamMutation?) {
         let skip = ParseSkip.allocate()
         self.skip = skip
-        self.root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: true)
+        // With a filter, the mapping shares its events with the capture, so it may not skip inside yajl.
+        let root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: filter == nil)
+        self.root = root
+        let capture = filter.map { FilterCapture($0, skip: skip, nullIsAbsent: mutation == .filterTakesNullForAbsent) }
+        self.capture = capture
+        self.eventRoot = capture.map { FanOut([root, $0.consumer]) } ?? root
     }
 
     func wholeRecordParser(options: JSONParserOptions) -> StreamParser {
@@ -156,7 +172,7 @@ final class CompiledPlan {
             parser.restart()
             return parser
         }
-        let parser = StreamParser(root: root, options: options, skip: skip, memory: yajlMemory)
+        let parser = StreamParser(root: eventRoot, options: options, skip: skip, memory: yajlMemory)
         reusableParser = parser
         return parser
     }
@@ -326,6 +342,8 @@ enum StreamMutation: CaseIterable {
     case fatalElementsDropped
     /// Copied objects keep the first of duplicate keys instead of the last.
     case duplicateKeysFirstWins
+    /// The `where` filter takes a null value for an absent one.
+    case filterTakesNullForAbsent
 }
 
 struct StreamCompiler {

@@ -1,0 +1,43 @@
+/// The values a `RecordFilter` reads, captured while the record streams past: its paths walked as one tree of
+/// prefixes (`SourceTrie`, as a field's source paths are) to a materializing sink per path — only those values are
+/// built, never the record's tree. It receives the record's events alongside the mapping (through a `FanOut`), so
+/// the filter decides at the end of the record, from the same values `KeyPath.read` finds in the tree engine.
+final class FilterCapture {
+    let filter: RecordFilter
+    /// Receives the record's events.
+    let consumer: EventConsumer
+    private let inputs: [FieldInput]
+    /// A deliberate bug, for the mutation tests only (`StreamMutation.filterTakesNullForAbsent`).
+    private let nullIsAbsent: Bool
+
+    init(_ filter: RecordFilter, skip: ParseSkip, nullIsAbsent: Bool = false) {
+        self.filter = filter
+        self.nullIsAbsent = nullIsAbsent
+        let trie = SourceTrie()
+        var inputs: [FieldInput] = []
+        for (i, path) in filter.paths.enumerated() {
+            var node = trie
+            for step in path.steps { node = node.child(Array(step.utf8)) }
+            node.inputs.append(i)
+            let sink = ValueSink(.identity)
+            sink.keepsValue = true
+            inputs.append(FieldInput(sink))
+        }
+        self.inputs = inputs
+        // Nothing below is alone with its events (they are shared with the mapping): no skipping inside yajl.
+        consumer = trie.consumer(inputs: inputs, skip: skip)
+    }
+
+    /// Forgets the last record's values (a record that is not an object or an array reaches no path).
+    func reset() { for input in inputs { input.resetFound() } }
+
+    /// Whether the record whose events were just received is kept.
+    func keeps() -> Bool {
+        filter.keeps { i in
+            let input = inputs[i]
+            guard input.found, let value = input.sink.value else { return nil }
+            if nullIsAbsent && value.isNull { return nil }  // (not `? nil :`, whose nil would be JSONValue.null)
+            return value
+        }
+    }
+}

@@ -1,0 +1,286 @@
+/// A predicate over a record's values that keeps or drops the record (the spec's `where`, the `--where` flag).
+///
+/// It reads only its `paths` of the input record, each walked as a field's source path is (`KeyPath.read`: objects
+/// by key, the last duplicate winning; array indexes; anything else absent). The expression is held as a postfix
+/// program, so neither evaluating nor freeing it recurses, however deeply its `!` and parentheses nest; both take
+/// time linear in the expression and the values it reads. Grammar and semantics: README, "Keeping and dropping
+/// records".
+public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
+    /// The expression as written.
+    public let text: String
+    /// The separator of the steps of its paths (the spec's `delimiter`).
+    public let delimiter: String
+    /// The distinct paths the expression reads, in order of first use.
+    public let paths: [KeyPath]
+    let program: [Instruction]
+
+    /// One step of the postfix program: tests push a truth value, the operators combine the top of the stack.
+    enum Instruction: Sendable, Equatable {
+        case test(path: Int, Test)
+        case not, and, or
+    }
+
+    /// What is tested of the value at a path (absent: no value). Literals are taken apart once, when parsed.
+    enum Test: Sendable, Equatable {
+        /// Equal (numbers by value, strings by code points, containers member by member).
+        case equals(Literal)
+        case notEquals(Literal)
+        /// An order (`<`, `<=`, `>`, `>=`) against a number or a string: holds only for a value of the same kind.
+        case order(Comparison, ScalarKey)
+        /// Equal to one of these: the scalars looked up in a set, the containers compared one by one.
+        case among(Set<ScalarKey>, containers: [JSONValue])
+        /// Present (null included).
+        case exists
+        /// Present and of this type (`integer`: no fraction, no exponent; `number` includes integers).
+        case type(JSONType)
+    }
+
+    /// A literal: its value, and its key when it is a scalar.
+    struct Literal: Sendable, Equatable {
+        let value: JSONValue
+        let key: ScalarKey?
+        init(_ value: JSONValue) {
+            self.value = value
+            key = ScalarKey(value)
+        }
+    }
+
+    enum Comparison: String, Sendable { case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
+
+    /// Parses `text`; paths are split on `delimiter`. Throws the first syntax error, with its column.
+    public init(_ text: String, delimiter: String = ".") throws(RecordFilterSyntaxError) {
+        var parser = RecordFilterParser(text: text, delimiter: delimiter)
+        let (program, paths) = try parser.parse()
+        self.text = text
+        self.delimiter = delimiter
+        self.paths = paths
+        self.program = program
+    }
+
+    /// The expression as written.
+    public var description: String { text }
+
+    /// The same expression (by bytes) with the same delimiter.
+    public static func == (a: RecordFilter, b: RecordFilter) -> Bool {
+        bytesEqual(a.text, b.text) && bytesEqual(a.delimiter, b.delimiter)
+    }
+
+    /// Whether the record is kept.
+    public func keeps(_ record: JSONValue) -> Bool {
+        keeps { paths[$0].read(from: record)?.value }
+    }
+
+    /// Whether the record is kept, given the value at each of `paths` (by index; nil: absent). Each path's value is
+    /// asked for, and its scalar key made, at most once.
+    public func keeps(valueAt value: (Int) -> JSONValue?) -> Bool {
+        var values = [Read](repeating: .unread, count: paths.count)
+        var stack: [Bool] = []
+        stack.reserveCapacity(8)
+        for instruction in program {
+            switch instruction {
+            case .test(let path, let test):
+                let read: (value: JSONValue?, key: ScalarKey?)
+                if case .read(let v, let key) = values[path] {
+                    read = (v, key)
+                } else {
+                    let v = value(path)
+                    read = (v, v.flatMap(ScalarKey.init))
+                    values[path] = .read(read.value, read.key)
+                }
+                stack.append(Self.holds(test, for: read.value, key: read.key))
+            case .not:
+                stack[stack.count - 1].toggle()
+            case .and:
+                let right = stack.removeLast()
+                stack[stack.count - 1] = stack[stack.count - 1] && right
+            case .or:
+                let right = stack.removeLast()
+                stack[stack.count - 1] = stack[stack.count - 1] || right
+            }
+        }
+        return stack.last ?? true
+    }
+
+    /// A path's value during one evaluation: not asked for yet, or the value (nil: absent) and its scalar key.
+    private enum Read {
+        case unread
+        case read(JSONValue?, ScalarKey?)
+    }
+
+    /// `key`: the value's scalar key (nil for absent values and containers).
+    static func holds(_ test: Test, for value: JSONValue?, key: ScalarKey?) -> Bool {
+        switch test {
+        case .exists:
+            return value != nil
+        case .type(let type):
+            guard let value else { return false }
+            return Self.type(value, is: type)
+        case .equals(let literal):
+            guard let value else { return false }
+            return equal(value, key, literal)
+        case .notEquals(let literal):
+            guard let value else { return true }
+            return !equal(value, key, literal)
+        case .among(let scalars, let containers):
+            guard let value else { return false }
+            if let key { return scalars.contains(key) }
+            return containers.contains { Self.equal(value, $0) }
+        case .order(let comparison, let literal):
+            let order: Int
+            switch (key, literal) {
+            case (.number(let a)?, .number(let b)): order = ExactDecimal.compare(a, b)
+            case (.string(let a)?, .string(let b)): order = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+            default: return false
+            }
+            switch comparison {
+            case .less: return order < 0
+            case .lessOrEqual: return order <= 0
+            case .greater: return order > 0
+            case .greaterOrEqual: return order >= 0
+            }
+        }
+    }
+
+    private static func equal(_ value: JSONValue, _ key: ScalarKey?, _ literal: Literal) -> Bool {
+        if let key { return key == literal.key }
+        return literal.key == nil && equal(value, literal.value)
+    }
+
+    static func type(_ value: JSONValue, is type: JSONType) -> Bool {
+        switch (type, value) {
+        case (.null, .null), (.boolean, .bool), (.number, .number), (.string, .string), (.array, .array),
+             (.object, .object):
+            return true
+        case (.integer, .number(let n)):
+            return n.isInteger
+        default:
+            return false
+        }
+    }
+
+    /// JSON equality with numbers by exact value (`1` = `1.0`), strings by bytes, arrays element by element,
+    /// objects by their members whatever their order. Iterative.
+    static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        var pending: [(JSONValue, JSONValue)] = [(a, b)]
+        while let (x, y) = pending.popLast() {
+            switch (x, y) {
+            case (.null, .null): continue
+            case (.bool(let p), .bool(let q)): if p != q { return false }
+            case (.number(let p), .number(let q)): if ExactDecimal(p.text) != ExactDecimal(q.text) { return false }
+            case (.string(let p), .string(let q)): if !bytesEqual(p, q) { return false }
+            case (.array(let p), .array(let q)):
+                guard p.count == q.count else { return false }
+                for i in p.indices { pending.append((p[i], q[i])) }
+            case (.object(let p), .object(let q)):
+                guard p.count == q.count else { return false }
+                for (key, value) in p {
+                    guard let other = q[key] else { return false }
+                    pending.append((value, other))
+                }
+            default: return false
+            }
+        }
+        return true
+    }
+}
+
+/// Why a `where` expression does not parse: the message and where (1-based column, in Unicode scalars).
+public struct RecordFilterSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the mistake is: 1-based, in Unicode scalars.
+    public var column: Int
+    /// What is wrong, e.g. `expected "==" (a single "=" is not an operator)`.
+    public var message: String
+    /// The expression, for `caretLines`.
+    public var text: String
+
+    /// `column N: message`.
+    public var description: String { "column \(column): \(message)" }
+
+    /// Two lines: the expression (at most `width` scalars of it, around the column; control characters shown as
+    /// spaces) and a caret under the column.
+    public func caretLines(width: Int = 72) -> [String] {
+        let scalars = Array(text.unicodeScalars)
+        let at = max(0, min(column - 1, scalars.count))
+        let start = max(0, min(at - width / 2, scalars.count - width))
+        let end = min(scalars.count, start + width)
+        var shown = start > 0 ? "…" : ""
+        for s in scalars[start..<end] { shown.unicodeScalars.append(s.value < 0x20 || s.value == 0x7F ? " " : s) }
+        if end < scalars.count { shown += "…" }
+        let pad = (start > 0 ? 1 : 0) + at - start
+        return [shown, String(repeating: " ", count: pad) + "^"]
+    }
+}
+
+/// A scalar as compared by `where`: numbers by exact value, strings by their UTF-8 bytes (whose order is the code
+/// points' order). Hashable, so that `in [...]` looks a value up in a set.
+enum ScalarKey: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case number(ExactDecimal)
+    case string([UInt8])
+
+    /// nil for arrays and objects.
+    init?(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .number(let n): self = .number(ExactDecimal(n.text))
+        case .string(let s): self = .string(Array(s.utf8))
+        case .array, .object: return nil
+        }
+    }
+}
+
+/// A JSON number's exact value, of any size, as its canonical key taken apart (`NumberText.canonicalKey`:
+/// `-1.5e-2`): sign (-1, 0, 1), significant digits without trailing zeros, decimal exponent as sign and digits.
+/// Equal values give equal keys (`1 == 1.0 == 1e0`, `-0 == 0`); `compare` orders them.
+struct ExactDecimal: Hashable, Sendable {
+    var sign: Int8 = 0
+    var digits: [UInt8] = []
+    var exponentNegative = false
+    var exponentDigits: [UInt8] = []
+
+    init(_ lexeme: String) {
+        let bytes = Array(NumberText.canonicalKey(lexeme).utf8)
+        guard bytes != [UInt8(ascii: "0")], let e = bytes.firstIndex(of: UInt8(ascii: "e")) else { return }
+        var i = 0
+        sign = 1
+        if bytes[0] == UInt8(ascii: "-") {
+            sign = -1
+            i = 1
+        }
+        digits = bytes[i..<e].filter { $0 != UInt8(ascii: ".") }
+        var exponent = bytes[(e + 1)...]
+        if exponent.first == UInt8(ascii: "-") {
+            exponentNegative = true
+            exponent = exponent.dropFirst()
+        } else if exponent.first == UInt8(ascii: "+") {
+            exponent = exponent.dropFirst()
+        }
+        exponentDigits = Array(exponent.drop { $0 == UInt8(ascii: "0") })
+        if exponentDigits.isEmpty { exponentNegative = false }
+    }
+
+    /// -1, 0 or 1.
+    static func compare(_ x: ExactDecimal, _ y: ExactDecimal) -> Int {
+        if x.sign != y.sign { return x.sign < y.sign ? -1 : 1 }
+        if x.sign == 0 { return 0 }
+        let magnitude = compareMagnitude(x, y)
+        return x.sign > 0 ? magnitude : -magnitude
+    }
+
+    /// Value d.ddd × 10^exponent with d ≠ 0: the larger exponent is the larger magnitude, then the digits.
+    private static func compareMagnitude(_ x: ExactDecimal, _ y: ExactDecimal) -> Int {
+        let exponentOrder = compareSigned(x.exponentNegative, x.exponentDigits, y.exponentNegative, y.exponentDigits)
+        if exponentOrder != 0 { return exponentOrder }
+        return x.digits.lexicographicallyPrecedes(y.digits) ? -1 : (x.digits == y.digits ? 0 : 1)
+    }
+
+    /// Two integers as sign and digits without leading zeros.
+    private static func compareSigned(_ xn: Bool, _ x: [UInt8], _ yn: Bool, _ y: [UInt8]) -> Int {
+        if xn != yn { return xn ? -1 : 1 }
+        var order = x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        if order == 0 { order = x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1) }
+        return xn ? -order : order
+    }
+}

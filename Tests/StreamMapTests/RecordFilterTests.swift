@@ -1,0 +1,315 @@
+import Testing
+
+@testable import StreamMap
+
+/// `where` (RecordFilter): the grammar, its semantics on values, syntax errors with columns, hostile expressions,
+/// and what both engines, the pipeline (one job and two) and the feed do with a record it drops.
+@Suite("where: record filters")
+struct RecordFilterTests {
+    func keeps(_ expression: String, _ record: String, delimiter: String = ".", sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
+        let filter = try RecordFilter(expression, delimiter: delimiter)
+        let value = try JSONParser.parse(record)
+        let tree = filter.keeps(value)
+        // Both engines decide the same.
+        var w = JSONWriter()
+        let stream = Array(record.utf8).withUnsafeBytes { bytes -> Bool in
+            var engine = StreamEngine(mapper: .identity, filter: filter)
+            return engine.map(record: bytes, into: &w) != .filtered
+        }
+        #expect(tree == stream, "tree and stream engines disagree on \(expression) over \(record)", sourceLocation: sourceLocation)
+        return tree
+    }
+
+    @Test func comparisonsCompareNumbersByExactValue() throws {
+        #expect(try keeps("id > 9007199254740992", #"{"id":9007199254740993}"#))
+        #expect(try !keeps("id == 9007199254740992", #"{"id":9007199254740993}"#))
+        #expect(try keeps("id == 1", #"{"id":1.0}"#))
+        #expect(try keeps("id == 100", #"{"id":1e2}"#))
+        #expect(try keeps("id == 0", #"{"id":-0}"#))
+        #expect(try keeps("x < 0.1", #"{"x":0.09999999999999999999999}"#))
+        #expect(try keeps("x >= -273.15", #"{"x":-273.15}"#))
+        #expect(try !keeps("x > -273.15", #"{"x":-273.150}"#))
+        #expect(try keeps("x < 1e400", #"{"x":12345678901234567890123}"#))
+        #expect(try keeps("x > 1e-400", #"{"x":1e-401}"#) == false)
+        #expect(try keeps("x < -1e5", #"{"x":-100001}"#))
+        #expect(try keeps("x <= 2", #"{"x":2}"#))
+        // An order holds only between values of the same kind.
+        #expect(try !keeps("x < 5", #"{"x":"1"}"#))
+        #expect(try !keeps("x > \"a\"", #"{"x":5}"#))
+        #expect(try !keeps("x < 5", #"{"y":1}"#))
+    }
+
+    @Test func stringsCompareByCodePoints() throws {
+        #expect(try keeps(#"type == "PushEvent""#, #"{"type":"PushEvent"}"#))
+        #expect(try keeps(#"s > "z""#, #"{"s":"é"}"#))
+        // U+FFFF < U+1F600 by code points (UTF-16 code units would order them the other way).
+        #expect(try keeps(#"s < "😀""#, #"{"s":"\uffff"}"#))
+        // No normalization: é (precomposed) and e + U+0301 are different strings.
+        #expect(try !keeps(#"s == "é""#, #"{"s":"e\u0301"}"#))
+        #expect(try keeps(#"s < "ab""#, #"{"s":"a"}"#))
+        #expect(try keeps(#"s == "a\"b""#, #"{"s":"a\"b"}"#))
+    }
+
+    @Test func absentNullAndContainers() throws {
+        #expect(try keeps("x != 1", #"{}"#))
+        #expect(try !keeps("x == null", #"{}"#))
+        #expect(try keeps("x == null", #"{"x":null}"#))
+        #expect(try keeps("exists(x)", #"{"x":null}"#))
+        #expect(try !keeps("exists(x)", #"{"y":1}"#))
+        #expect(try keeps(#"x == {"a":[1,2.0],"b":null}"#, #"{"x":{"b":null,"a":[1.0,2]}}"#))
+        #expect(try !keeps("x == [1,2]", #"{"x":[2,1]}"#))
+        #expect(try keeps("x == []", #"{"x":[]}"#))
+    }
+
+    @Test func inExistsAndIs() throws {
+        #expect(try keeps(#"type in ["PushEvent", "CreateEvent"]"#, #"{"type":"CreateEvent"}"#))
+        #expect(try !keeps("type in []", #"{"type":"CreateEvent"}"#))
+        #expect(try keeps("n in [1, 2]", #"{"n":2.0}"#))
+        #expect(try keeps("n is integer", #"{"n":12345678901234567890}"#))
+        #expect(try !keeps("n is integer", #"{"n":1.0}"#))
+        #expect(try keeps("n is number", #"{"n":1}"#))
+        #expect(try keeps("n is null", #"{"n":null}"#))
+        #expect(try !keeps("n is null", #"{}"#))
+        for (type, value) in [("string", #""s""#), ("boolean", "false"), ("array", "[]"), ("object", "{}")] {
+            #expect(try keeps("v is \(type)", #"{"v":\#(value)}"#))
+            #expect(try !keeps("v is \(type)", #"{"v":1.5}"#))
+        }
+    }
+
+    @Test func operatorsAndPrecedence() throws {
+        let record = #"{"a":1,"b":2,"c":3}"#
+        #expect(try keeps("a == 1 || b == 0 && c == 0", record))  // && binds tighter than ||
+        #expect(try !keeps("(a == 1 || b == 0) && c == 0", record))
+        #expect(try !keeps("!a == 1", record))  // ! applies to the test
+        #expect(try keeps("!!a == 1", record))
+        #expect(try keeps("!(a == 2) && !(b == 1 || c == 1)", record))
+        #expect(try keeps("a==1&&b==2&&c==3", record))
+        #expect(try keeps("((((a == 1))))", record))
+    }
+
+    @Test func pathsAsInSpecs() throws {
+        let record = #"{"user":{"name":"Ann","tags":["x","y"]},"items":[{"id":7}],"first name":1,"a.b":2,"in":3,"exists":4,"we`ird":5}"#
+        #expect(try keeps(#"user.name == "Ann""#, record))
+        #expect(try keeps(#"user.tags.1 == "y""#, record))
+        #expect(try keeps("items.0.id == 7", record))
+        #expect(try !keeps("items.1.id == 7", record))
+        #expect(try keeps("`first name` == 1", record))
+        #expect(try keeps("`we``ird` == 5", record))
+        #expect(try keeps("in == 3 && exists == 4", record))
+        #expect(try keeps("a.b == 2", record, delimiter: "->"))
+        #expect(try keeps(#"user->name == "Ann""#, record, delimiter: "->"))
+        // "0" walks into an array, and is a key of an object.
+        #expect(try keeps("0 == 1", #"{"0":1}"#))
+        #expect(try keeps("0.k == 1", #"[{"k":1}]"#))
+        // The last of duplicate keys wins, also on the way down.
+        #expect(try keeps("a == 2", #"{"a":1,"a":2}"#))
+        #expect(try !keeps("a.b == 1", #"{"a":{"b":1},"a":{"c":1}}"#))
+        #expect(try !keeps("a.b == 1", #"{"a":{"b":1},"a":5}"#))
+        // A record that is not an object reaches no path.
+        #expect(try !keeps("exists(a)", "5"))
+        #expect(try keeps("!exists(a)", #"["a"]"#))
+        // The same path twice is read once.
+        #expect(try RecordFilter("a == 1 || a == 2 || exists(b) || a.c is null").paths.map(\.steps) == [["a"], ["b"], ["a", "c"]])
+    }
+
+    @Test(arguments: [
+        ("", 1, "the expression is empty"),
+        ("   ", 1, "the expression is empty"),
+        ("type ==", 8, "expected a JSON value after ==, found the end of the expression"),
+        ("type = 1", 6, "expected \"==\" (a single \"=\" is not an operator)"),
+        ("type == PushEvent", 9, "not a JSON value after ==: "),
+        ("a == 1 &", 8, "expected \"&&\""),
+        ("a == 1 b == 2", 8, "expected \"&&\", \"||\" or \")\" after a test, found \"b == 2\""),
+        ("(a == 1", 1, "this \"(\" is never closed"),
+        ("a == 1)", 7, "\")\" closes no \"(\""),
+        ("a == 1 && ", 11, "expected a test, \"!\" or \"(\" here, found the end of the expression"),
+        ("== 1", 1, "expected a path here, found \"== 1\""),
+        ("a in 1", 6, "expected a JSON array after \"in\", found \"1\""),
+        ("a is text", 6, "unknown type \"text\" (one of null, boolean, integer, number, string, array, object)"),
+        ("a < true", 3, "< compares numbers or strings, not boolean true"),
+        ("a < [1]", 3, "< compares numbers or strings, not an array"),
+        ("a", 2, "expected ==, !=, <, <=, >, >=, \"in\" or \"is\" after the path, found the end of the expression"),
+        ("exists(a", 9, "expected \")\" after exists(PATH, found the end of the expression"),
+        ("exists()", 8, "expected a path after \"exists(\", found \")\""),
+        ("`a == 1", 1, "this backquoted path is never closed"),
+        ("é == \"x", 6, "not a JSON value after ==: "),
+        ("a == [[[[1]]]] && b == {\"x\":", 24, "not a JSON value after ==: "),
+    ] as [(String, Int, String)])
+    func syntaxErrorsSayWhereAndWhat(_ expression: String, _ column: Int, _ message: String) {
+        do {
+            _ = try RecordFilter(expression)
+            Issue.record("\(expression) parsed")
+        } catch {
+            #expect(error.column == column, "\(expression)")
+            #expect(error.message.hasPrefix(message), "\(expression): \(error.message)")
+            let lines = error.caretLines()
+            #expect(lines.count == 2)
+            #expect(lines[1] == String(repeating: " ", count: column - 1) + "^", "\(expression)")
+        }
+    }
+
+    @Test func caretLinesShowAWindowOfALongExpression() throws {
+        let expression = String(repeating: "a == 1 && ", count: 1000) + "b = 2"
+        let error = try #require(throws: RecordFilterSyntaxError.self) { try RecordFilter(expression) }
+        #expect(error.column == 10_003)
+        let lines = error.caretLines(width: 40)
+        #expect(lines[0].unicodeScalars.count <= 42)
+        #expect(lines[0].hasPrefix("…"))
+        let caret = try #require(lines[1].firstIndex(of: "^"))
+        let shownAtCaret = lines[0].unicodeScalars[lines[0].unicodeScalars.index(lines[0].unicodeScalars.startIndex, offsetBy: lines[1].distance(from: lines[1].startIndex, to: caret))]
+        #expect(shownAtCaret == "=")
+    }
+
+    /// Hostile expressions: nesting a million deep neither overflows the stack (parsing, evaluating, freeing) nor
+    /// takes more than linear time (scripts/scaling.py measures the growth).
+    @Test func deepNestingNeedsNoStack() throws {
+        let n = 1_000_000
+        let parens = String(repeating: "(", count: n) + "a == 1" + String(repeating: ")", count: n)
+        #expect(try keeps(parens, #"{"a":1}"#))
+        let nots = String(repeating: "!", count: n) + "a == 1"
+        #expect(try keeps(nots, #"{"a":1}"#))  // an even number
+        let chain = Array(repeating: "a == 2", count: 100_000).joined(separator: " || ") + " || a == 1"
+        #expect(try keeps(chain, #"{"a":1}"#))
+        let unclosed = String(repeating: "(!", count: n) + "a == 1"
+        #expect(throws: RecordFilterSyntaxError.self) { try RecordFilter(unclosed) }
+        // A literal nested deeper than 256 is refused (it would be freed by recursion).
+        #expect(throws: RecordFilterSyntaxError.self) {
+            try RecordFilter("a == " + String(repeating: "[", count: 300) + String(repeating: "]", count: 300))
+        }
+    }
+
+    // MARK: Engines, pipeline, feed, spec
+
+    static let spec = #"{"fields":{"id":{"to":"id","type":"integer"},"type":"kind"},"where":"type in [\"PushEvent\", \"ForkEvent\"]"}"#
+
+    @Test func enginesDropWithoutMappingAndRejectInvalidJSONEither_Way() throws {
+        let spec = try Spec(json: Self.spec)
+        let filter = try #require(spec.filter)
+        let records = [
+            #"{"id":1,"type":"PushEvent"}"#,  // kept, mapped
+            #"{"id":"x","type":"CreateEvent"}"#,  // dropped: its mapping error is not reported
+            #"{"id":"x","type":"ForkEvent"}"#,  // kept, rejected
+            #"{"type":"PushEvent","id":1"#,  // invalid JSON, would be kept
+            #"{"type":"CreateEvent"} x"#,  // invalid JSON, would be dropped
+        ]
+        let expected: [String] = ["mapped", "filtered", "rejected", "syntax", "syntax"]
+        for engineKind in ["tree", "stream", "stream in pieces"] {
+            let tree = TreeEngine(mapper: spec.mapper, filter: filter)
+            var stream = StreamEngine(mapper: spec.mapper, filter: filter)
+            for (record, want) in zip(records, expected) {
+                var w = JSONWriter()
+                let outcome: RecordOutcome
+                switch engineKind {
+                case "tree": outcome = Array(record.utf8).withUnsafeBytes { tree.map(record: $0, into: &w) }
+                case "stream": outcome = Array(record.utf8).withUnsafeBytes { stream.map(record: $0, into: &w) }
+                default:
+                    stream.beginRecord()
+                    for byte in record.utf8 { [byte].withUnsafeBytes { stream.continueRecord($0) } }
+                    outcome = stream.endRecord(into: &w)
+                }
+                let got: String
+                switch outcome {
+                case .mapped: got = "mapped"
+                case .filtered: got = "filtered"
+                case .rejected(.syntax): got = "syntax"
+                case .rejected: got = "rejected"
+                }
+                #expect(got == want, "\(engineKind): \(record)")
+                #expect(w.bytes.isEmpty == (got != "mapped"), "\(engineKind): \(record)")
+            }
+        }
+    }
+
+    final class Counter: RecordPipelineOutput {
+        var mappedRecords = JSONWriter()
+        var lines: [String] = []
+        func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+            lines.append("\(location.line) mapped \(String(decoding: mappedRecords.bytes.dropLast(), as: UTF8.self))")
+            mappedRecords.removeAll()
+            return true
+        }
+        func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer, totalBytes: Int) -> Bool {
+            lines.append("\(location.line) rejected")
+            return true
+        }
+        func filtered(input: String, location: RecordLocation) -> Bool {
+            lines.append("\(location.line) filtered")
+            return true
+        }
+    }
+
+    @Test func thePipelineHandsEveryRecordOnOnceWithOneJobOrTwo() throws {
+        let spec = try Spec(json: Self.spec)
+        var text = ""
+        for i in 0..<20_000 {
+            switch i % 5 {
+            case 0: text += #"{"id":\#(i),"type":"PushEvent"}"# + "\n"
+            case 1: text += #"{"id":"bad","type":"IssuesEvent"}"# + "\n"
+            case 2: text += #"{"id":"bad","type":"ForkEvent"}"# + "\n"
+            case 3: text += "{\"type\":\"PushEvent\"\n"
+            default: text += #"{"type":"WatchEvent"}"# + "\n"
+            }
+        }
+        let bytes = Array(text.utf8)
+        var transcripts: [[String]] = []
+        for jobs in [1, 2] {
+            for engine in ["stream", "tree"] {
+                let out = Counter()
+                let mapper = spec.mapper, filter = spec.filter
+                let make: @Sendable () -> any RecordEngine
+                if engine == "stream" {
+                    make = { StreamEngine(mapper: mapper, filter: filter) }
+                } else {
+                    make = { TreeEngine(mapper: mapper, filter: filter) }
+                }
+                var pipeline = RecordPipeline(engine: make(), settings: RecordPipelineSettings(framing: .ndjson, jobs: jobs),
+                                              output: out, makeEngine: make)
+                pipeline.beginInput("x")
+                bytes.withUnsafeBytes { all in
+                    var i = 0
+                    while i < all.count {
+                        let n = min(7_919, all.count - i)
+                        pipeline.feed(UnsafeRawBufferPointer(rebasing: all[i..<i + n]))
+                        i += n
+                    }
+                }
+                pipeline.endInput()
+                pipeline.finish()
+                transcripts.append(out.lines)
+            }
+        }
+        #expect(transcripts[0].count == 20_000)
+        #expect(transcripts[0].filter { $0.hasSuffix("filtered") }.count == 8_000)
+        #expect(transcripts[0].filter { $0.hasSuffix("rejected") }.count == 8_000)
+        #expect(transcripts[0][0] == #"1 mapped {"id":0,"kind":"PushEvent"}"#)
+        #expect(transcripts[0][1] == "2 filtered")
+        for t in transcripts.dropFirst() { #expect(t == transcripts[0]) }
+    }
+
+    @Test func theFeedCountsFilteredRecordsAndGivesNoResultForThem() throws {
+        let spec = try Spec(json: Self.spec)
+        let feed = MappingFeed(mapper: spec.mapper, filter: spec.filter)
+        var results = feed.feed(Array("{\"id\":1,\"type\":\"PushEvent\"}\n{\"id\":2,\"type\":\"Wat".utf8))
+        results += feed.feed(Array("chEvent\"}\n{\"id\":\"x\",\"type\":\"ForkEvent\"}\n{\"id\":3,\"type\":\"Push".utf8))
+        results += feed.finish()
+        // Line 1 mapped, line 3 rejected (its id), line 4 rejected (cut off at the end); line 2 gives no result.
+        #expect(results.map(\.location.line) == [1, 3, 4])
+        #expect(feed.counts == RecordCounts(recordsIn: 4, recordsOut: 1, recordsRejected: 2, recordsFiltered: 1))
+    }
+
+    @Test func specWhereIsValidatedWithTheOtherKeys() throws {
+        let withDelimiter = try Spec(json: #"{"fields":{"x":"x"},"delimiter":"->","where":"a->b == 1"}"#)
+        #expect(withDelimiter.filter?.paths.map(\.steps) == [["a", "b"]])
+        let whole = try Spec(json: #"{"mapper":{"arrayOf":"integer"},"where":"0 is integer"}"#)
+        #expect(whole.filter?.paths.map(\.steps) == [["0"]])
+        #expect(throws: SpecError(file: "spec", issues: [SpecIssue(pointer: "/where", message: "column 3: expected \"==\" (a single \"=\" is not an operator)")])) {
+            try Spec(json: #"{"fields":{"x":"x"},"where":"a = 1"}"#)
+        }
+        #expect(throws: SpecError(file: "spec", issues: [
+            SpecIssue(pointer: "/fields/x/via", message: "unknown mapper \"integr\" (did you mean \"integer\"?)"),
+            SpecIssue(pointer: "/where", message: "expected a string (an expression such as \"type == \\\"PushEvent\\\"\"), found integer 1"),
+        ])) {
+            try Spec(json: #"{"fields":{"x":{"to":"x","via":"integr"}},"where":1}"#)
+        }
+    }
+}
