@@ -161,6 +161,22 @@ import Glibc
         #expect(tree == counts)
     }
 
+    @Test(arguments: [MappingOptions.Engine.stream, .tree]) func aFilterDropsRecordsAndCountsThem(engine: MappingOptions.Engine) throws {
+        let path = try Self.temporaryFile(Self.ndjson)
+        defer { unlink(path) }
+        let keepEven = try RecordFilter("id is integer && (id == 0 || id == 2 || id == 4)")
+        var seen: [String] = []
+        let counts = try Self.idMapper.mapRecords(inFile: path, options: MappingOptions(jobs: 2, engine: engine, filter: keepEven)) {
+            seen.append($0.description)
+        }
+        #expect(seen.count == 4)  // ids 0, 2, 4 and the broken last line (rejected whatever the filter says)
+        #expect(counts.recordsFiltered == 497 && counts.recordsOut == 3 && counts.recordsRejected == 1)
+        let models = ModelFeed(mapper: Self.idMapper, as: Person.self, filter: keepEven, engine: engine)
+        let results = models.feed(Array(Self.ndjson.utf8)) + models.finish()
+        #expect(results.compactMap { if case .decoded(let r) = $0 { return r.model.id } else { return nil } } == [0, 2, 4])
+        #expect(models.counts == counts)
+    }
+
     @Test func aThrowingBodyStopsTheRun() throws {
         struct Enough: Error {}
         let path = try Self.temporaryFile(Self.ndjson)
@@ -267,12 +283,12 @@ import Glibc
             let c = try GeneratedCase.make(seed: SplitMix64.derive(0x5EED_F00D, UInt64(index)), index: index)
             var input: [UInt8] = []
             for r in c.records where !r.contains(0x0A) { input += r + [0x0A] }
-            let text = MappingFeed(engine: TreeEngine(mapper: c.mapper), framing: .ndjson)
+            let text = MappingFeed(engine: TreeEngine(mapper: c.mapper, filter: c.filter), framing: .ndjson)
             let mapped = text.feed(input) + text.finish()
             for engine in [MappingOptions.Engine.stream, .tree] {
             // Whole, and in 7-byte pieces (records across chunks stream through the engine in pieces).
             for piece in [input.count, 7] {
-            let models = ModelFeed(mapper: c.mapper, as: JSONValue.self, framing: .ndjson, engine: engine)
+            let models = ModelFeed(mapper: c.mapper, as: JSONValue.self, filter: c.filter, framing: .ndjson, engine: engine)
             var decoded: [DecodedResult<JSONValue>] = []
             var at = 0
             while at < input.count {
@@ -280,7 +296,7 @@ import Glibc
                 at += piece
             }
             decoded += models.finish()
-            #expect(decoded.count == mapped.count, "case \(index)")
+            #expect(decoded.count == mapped.count && models.counts == text.counts, "case \(index)")
             for (got, want) in zip(decoded, mapped) {
                 switch (got, want) {
                 case (.decoded(let m), .mapped(let r)):

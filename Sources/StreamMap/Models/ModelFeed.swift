@@ -54,11 +54,11 @@ public final class ModelFeed<Model: Decodable> {
 
     /// A feed that maps each record with `mapper` and decodes the result with `decoder`; `engine` picks the stream
     /// engine (the default: each record decoded where it was written) or the tree engine (the mapped tree decoded
-    /// as it is).
-    public init(mapper: Mapper, as model: Model.Type = Model.self, framing: Framing = .auto,
+    /// as it is). The records `filter` drops (a spec's `where`) give no result and are counted as filtered.
+    public init(mapper: Mapper, as model: Model.Type = Model.self, filter: RecordFilter? = nil, framing: Framing = .auto,
                 engine: MappingOptions.Engine = .stream, decoder: JSONValueDecoder = .init()) {
         models = DecodedModels()
-        feed = MappingFeed(engine: ModelEngine(mapper: mapper, engine: engine, decoder: decoder, models: models),
+        feed = MappingFeed(engine: ModelEngine(mapper: mapper, filter: filter, engine: engine, decoder: decoder, models: models),
                            framing: framing)
     }
 
@@ -107,9 +107,10 @@ struct ModelEngine<Model: Decodable>: RecordEngine {
     /// The tree engine's pieces of the current record.
     private var pending: [UInt8] = []
 
-    init(mapper: Mapper, engine: MappingOptions.Engine, decoder: JSONValueDecoder, models: DecodedModels<Model>) {
-        stream = StreamEngine(mapper: mapper)
-        tree = engine == .tree ? TreeEngine(mapper: mapper) : nil
+    init(mapper: Mapper, filter: RecordFilter?, engine: MappingOptions.Engine, decoder: JSONValueDecoder,
+         models: DecodedModels<Model>) {
+        stream = StreamEngine(mapper: mapper, filter: filter)
+        tree = engine == .tree ? TreeEngine(mapper: mapper, filter: filter) : nil
         self.decoder = decoder
         self.models = models
     }

@@ -26,13 +26,17 @@ public struct MappingOptions: Sendable {
     public var jobs: Int
     /// Which engine maps: ``StreamEngine`` (the default) or ``TreeEngine``; the results are the same.
     public var engine: Engine
+    /// Records this predicate drops (a spec's `where`: ``Spec/filter``) give no result; they are counted in
+    /// ``RecordCounts/recordsFiltered``.
+    public var filter: RecordFilter?
 
     /// Options for mapping a whole input; the defaults frame it as `auto` decides and map on the calling thread
     /// with the stream engine.
-    public init(framing: Framing = .auto, jobs: Int = 1, engine: Engine = .stream) {
+    public init(framing: Framing = .auto, jobs: Int = 1, engine: Engine = .stream, filter: RecordFilter? = nil) {
         self.framing = framing
         self.jobs = jobs
         self.engine = engine
+        self.filter = filter
     }
 }
 
@@ -93,11 +97,11 @@ extension Mapper {
                 }
             }
             defer { output.deliver = nil }
-            let mapper = self
+            let (mapper, filter) = (self, options.filter)
             let makeEngine: @Sendable () -> any RecordEngine
             switch options.engine {
-            case .stream: makeEngine = { StreamEngine(mapper: mapper) }
-            case .tree: makeEngine = { TreeEngine(mapper: mapper) }
+            case .stream: makeEngine = { StreamEngine(mapper: mapper, filter: filter) }
+            case .tree: makeEngine = { TreeEngine(mapper: mapper, filter: filter) }
             }
             var pipeline = RecordPipeline(
                 engine: makeEngine(),
