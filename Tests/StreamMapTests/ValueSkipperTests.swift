@@ -106,6 +106,18 @@ enum SkipperCases {
         }
     }
 
+    /// Found by the fuzz target: a literal right before the strict scanner's first violation ends where the bytes
+    /// the skipper is given end, so it cannot vouch for it (it needs the byte after), and leaves it to yajl — the
+    /// safe answer, not a divergence.
+    @Test func aLiteralCutByAStrictViolationIsLeftToTheParser() {
+        let bytes: [UInt8] = Array("null".utf8) + [0x91, 0x00, 0x00, 0x12, 0x12, 0x17, 0x30, 0x31]
+        #expect(bytes.withUnsafeBytes { ValueSkipperCheck.skipperEnd($0, maximumDepth: 10_000) } == 0)
+        #expect(divergence(bytes) == nil)
+        // With a byte after it that the skipper sees, the same literal must be passed.
+        #expect(divergence(Array("null,".utf8)) == nil)
+        #expect(Array("null,".utf8).withUnsafeBytes { ValueSkipperCheck.skipperEnd($0, maximumDepth: 10_000) } == 4)
+    }
+
     @Test func theNestingLimitIsTheParsers() {
         let nested = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
         #expect(skipperEnd(nested, maximumDepth: 40) == 80)

@@ -55,7 +55,8 @@ internal import CJSONScan
 
     /// nil when the skipper (both its code paths) agrees with the parser on `bytes`, else what differs: a value the skipper passes must
     /// end where the parser's ends; a value the parser accepts (nested at most 4 096 levels, and followed by a
-    /// byte: the skipper needs one after a number or literal) must be passed by the skipper, with the same end.
+    /// byte the skipper is given — one before the strict scanner's first violation: the skipper needs a byte after
+    /// a number or literal to know it ended) must be passed by the skipper, with the same end.
     public static func divergence(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int) -> String? {
         let skipped = skipperEnd(bytes, maximumDepth: maximumDepth)
         let portable = portableSkipperEnd(bytes, maximumDepth: maximumDepth)
@@ -64,7 +65,9 @@ internal import CJSONScan
         if skipped > 0 {
             return verdict == .ends(at: skipped) ? nil : "the skipper passes \(skipped) bytes; the parser: \(verdict)"
         }
-        guard case .ends(let at) = verdict, at < bytes.count, nesting(bytes.prefix(at)) <= 4096 else { return nil }
+        var strict = StrictJSONScanner()
+        let given = strict.scan(bytes)?.offset ?? bytes.count  // what skipperEnd hands the skipper
+        guard case .ends(let at) = verdict, at < given, nesting(bytes.prefix(at)) <= 4096 else { return nil }
         return "the parser's value ends at \(at); the skipper does not pass it"
     }
 
