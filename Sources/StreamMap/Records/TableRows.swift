@@ -5,6 +5,7 @@ public enum TableFormat: String, Sendable, CaseIterable {
     /// Tab-separated values, quoted the same way (a cell with a tab, a quote or a line break is quoted).
     case tsv
 
+    /// The byte between cells: `,` or a tab.
     public var separator: UInt8 { self == .csv ? UInt8(ascii: ",") : UInt8(ascii: "\t") }
 }
 
@@ -24,6 +25,7 @@ public struct TableLayout: Sendable, Equatable {
     /// The columns' destination paths (steps).
     public let columns: [[String]]
 
+    /// A layout of these columns (destination paths, in order), as `init(mapper:)` would find them.
     public init(columns: [[String]]) { self.columns = columns }
 
     /// The layout of `mapper`'s output, which must be an object of named fields (`TableLayoutError` otherwise:
@@ -113,7 +115,9 @@ public struct TableLayout: Sendable, Equatable {
 /// `COPY … CSV` reads them: NULL and an empty string). A cell holding the separator, a double quote, CR or LF is
 /// quoted, its quotes doubled (RFC 4180). Rows end with LF.
 public struct TableWriter: Sendable {
+    /// The columns it writes, in order.
     public let layout: TableLayout
+    /// CSV or TSV.
     public let format: TableFormat
     private let header: [String]
     /// The columns' paths as a trie: per node, its children by key and the column ending there.
@@ -124,6 +128,8 @@ public struct TableWriter: Sendable {
         var column: Int?
     }
 
+    /// A writer of `layout`'s columns in `format`; the header joins each column's path with `delimiter` (the
+    /// spec's key-path delimiter).
     public init(layout: TableLayout, format: TableFormat, delimiter: String = ".") {
         self.layout = layout
         self.format = format

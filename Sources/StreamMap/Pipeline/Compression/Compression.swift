@@ -16,6 +16,7 @@ public enum Compression: String, Sendable, CaseIterable, Equatable {
         return nil
     }
 
+    /// `detect(_:)` on an array's bytes.
     public static func detect(_ prefix: [UInt8]) -> Compression? { prefix.withUnsafeBytes { detect($0) } }
 
     /// Whether `bytes` could still grow into a magic number (they are the start of one, or empty): only then is
@@ -37,6 +38,7 @@ public enum Compression: String, Sendable, CaseIterable, Equatable {
 /// A compressed input that cannot be decompressed: corrupt, or cut short. The records decompressed before it were
 /// read as usual; nothing after it is.
 public struct CompressedInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The input's compression (told by its magic bytes).
     public var compression: Compression
     /// Where in the compressed bytes (counted from the input's first byte) decompression stopped.
     public var compressedOffset: Int
@@ -45,6 +47,8 @@ public struct CompressedInputError: Error, Sendable, Equatable, CustomStringConv
     /// The input ended inside a gzip member or a zstd frame.
     public var isTruncated: Bool
 
+    /// An error of a `compression` input at `compressedOffset`, for `reason`; `isTruncated` when the input ended
+    /// inside a member or frame.
     public init(compression: Compression, compressedOffset: Int, reason: String, isTruncated: Bool = false) {
         self.compression = compression
         self.compressedOffset = compressedOffset

@@ -5,6 +5,7 @@ import CZstd
 /// one gzip member or one zstd frame (`finish` ends it). Memory is constant: each piece is compressed through a
 /// fixed buffer handed to `write` as it fills.
 public final class OutputCompressor {
+    /// What it writes: one gzip member or one zstd frame.
     public let compression: Compression
     private let gzip: UnsafeMutablePointer<z_stream>?
     private let zstd: OpaquePointer?
