@@ -28,15 +28,15 @@ final class KeyRenamer {
         var hash: UInt64
     }
 
-    private var entries: [Entry] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
     /// Entry indexes (-1: free); a power of two, at most half full.
-    private var table = [Int32](repeating: -1, count: 64)
-    private var bytes = ByteBuffer(capacity: 4096)
+    @exclusivity(unchecked) private var table = [Int32](repeating: -1, count: 64)
+    @exclusivity(unchecked) private var bytes = ByteBuffer(capacity: 4096)
     static let keyLimit = 1 << 12
     static let byteLimit = 1 << 20
     static let probeLimit = 8
     /// The name of the last key named without the table.
-    private var uncached = ByteBuffer(capacity: 64)
+    @exclusivity(unchecked) private var uncached = ByteBuffer(capacity: 64)
 
     init(style: KeyStyle) { self.style = style }
 
