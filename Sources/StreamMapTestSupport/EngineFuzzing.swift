@@ -142,6 +142,7 @@ public enum EngineFuzzing {
             }
             if let report = verify(record, variants, c, i, &tree, &stream) { return report }
             if let report = checkSkipper(record, c, i) { return report }
+            if let report = checkVerbatimCopy(record, c, i) { return report }
             // Mode bits 5 and 6: the first record again after 300 000 spaces, in pieces (the first piece ends with
             // the padding). Only the first, and only in a quarter of the inputs: the padding costs milliseconds.
             if c.mode & 0x60 == 0x60 && i == 0 {
@@ -166,6 +167,28 @@ public enum EngineFuzzing {
                 let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
                 if let divergence = ValueSkipperCheck.divergence(rest, maximumDepth: c.options.maximumDepth) {
                     return "StreamMap fuzz: the skipper differs from the parser: \(divergence)\n"
+                        + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), max depth \(c.options.maximumDepth), record \(i), from byte \(start)\n"
+                        + "  bytes: \(printable(Array(rest)))"
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Verbatim copies against the tree's `identity` (`VerbatimCopyCheck`), on the record and on each of its first
+    /// 8 objects and arrays alone (where the skipper says they end).
+    static func checkVerbatimCopy(_ record: [UInt8], _ c: Case, _ i: Int) -> String? {
+        let starts = [0] + record.indices.lazy.filter { [0x7B, 0x5B].contains(record[$0]) }.prefix(8)
+        return record.withUnsafeBytes { bytes in
+            for start in starts {
+                var rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+                if start > 0 {  // the inner value alone
+                    let end = ValueSkipperCheck.skipperEnd(rest, maximumDepth: c.options.maximumDepth)
+                    guard end > 0 else { continue }
+                    rest = UnsafeRawBufferPointer(rebasing: rest[..<end])
+                }
+                if let divergence = VerbatimCopyCheck.divergence(rest, maximumDepth: c.options.maximumDepth) {
+                    return "StreamMap fuzz: a verbatim copy differs from the tree: \(divergence)\n"
                         + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), max depth \(c.options.maximumDepth), record \(i), from byte \(start)\n"
                         + "  bytes: \(printable(Array(rest)))"
                 }

@@ -49,4 +49,22 @@ size_t cjsonscan_skip_member_value(const unsigned char *p, size_t n, size_t max_
 /// are anything else.
 size_t cjsonscan_next_key(const unsigned char *p, size_t n, size_t *key_length);
 
+/// State for `cjsonscan_canonical_copy` (the keys of the open objects, a table for checking them): one per
+/// thread, reused for every value. Free it with `cjsonscan_copier_free`. NULL when memory runs out.
+typedef struct cjsonscan_copier cjsonscan_copier;
+cjsonscan_copier *cjsonscan_copier_new(void);
+void cjsonscan_copier_free(cjsonscan_copier *copier);
+/// Verbatim copies (CanonicalCopy.c). `p[0..<n]` holds exactly one JSON value, with optional whitespace around
+/// it, that the strict scanner and `cjsonscan_skip_value` have both accepted. Writes the value's canonical text
+/// to `out` — what StreamMap's JSONWriter writes for it: no whitespace, numbers and literals as they are,
+/// strings with each escape decoded and only `"`, `\\` and control characters escaped (`\b` `\f` `\n` `\r` `\t`,
+/// else `\u00xx`, lowercase) — and returns its length, at most `n`. `out` needs room for `n + 32` bytes (runs of
+/// a string are stored 32 bytes at a time).
+///
+/// Returns -1 when an object holds two keys equal after decoding (the tree keeps the last value at the first
+/// key's place: not a copy), when keys collide in its hash past a few probes, or when the bytes are not what
+/// the precondition says; the caller then maps the value through yajl's events, which decide.
+ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out);
+/// `cjsonscan_canonical_copy` without SIMD, for the tests and the fuzz target.
+ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out);
 #endif

@@ -115,6 +115,7 @@ class YajlParserBase: YajlCallbackTarget {
         depth = 0
         resumeAt = nil
         strict = StrictJSONScanner()
+        copyBarrier = .max
         pendingError = nil
         openHandle()
     }
@@ -184,6 +185,7 @@ class YajlParserBase: YajlCallbackTarget {
 
     private func feedChunk(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+        copyBarrier = .max
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         let consumedBefore = consumedBeforeChunk
         defer { consumedBeforeChunk = consumedBefore + chunk.count }
@@ -284,6 +286,9 @@ class YajlParserBase: YajlCallbackTarget {
     /// Runs of skipped members shorter than this (or than 8 bytes a level of nesting) are left to yajl: skipping
     /// ahead costs a new handle and a few bytes of priming a level.
     static let skipAheadMinimum = 48
+    /// Containers shorter than this are left to yajl's events by `copiesAhead` (copying ahead costs what skipping
+    /// ahead costs, and a short container's events are cheap).
+    static let copyAheadMinimum = 96
 
     @inline(never)
     private func growObjectLevels() {
@@ -336,6 +341,61 @@ class YajlParserBase: YajlCallbackTarget {
         guard let end, end - start >= max(Self.skipAheadMinimum, 8 &* depth) else { return false }
         resumeAt = end
         return true
+    }
+
+    /// Called from a container's start callback (after `enter(object:)`) when its consumer copies it as it is:
+    /// when the container's bracket was lexed from the bytes in hand, the skipper vouches for the whole container
+    /// and `copier` finds no duplicate key in it, and it makes at least `skipAheadMinimum` bytes (and 8 a level
+    /// of nesting), returns the canonical text of its inside and stops yajl there: the callback returns false,
+    /// and `parse` goes on at the container's closing bracket (with yajl's state rebuilt as after a skipped
+    /// member), whose event then ends the copy. Else nil, and yajl goes on inside the container as before.
+    ///
+    /// A container that could not be copied is not tried again from inside it (until it ends, or the next chunk):
+    /// no byte is read by more than one failed try per chunk, so deep records stay linear.
+    final func copiesAhead(with copier: VerbatimCopier) -> UnsafeRawBufferPointer? {
+        guard depth <= copyBarrier else { return nil }
+        let open = chunkStart + Int(yajl_get_bytes_consumed(handle)) - 1
+        let minimum = max(Self.copyAheadMinimum, 8 &* depth)
+        guard open >= chunkStart, chunkEnd - open >= minimum else { return nil }
+        let bracket = open.load(as: UInt8.self)
+        guard bracket == (objectLevels.unsafelyUnwrapped[depth] ? UInt8(ascii: "{") : UInt8(ascii: "[")) else { return nil }
+        // Elements of an array are alike: after a short one, the next few are not tried (object members differ).
+        let inArray = depth > 1 && !objectLevels.unsafelyUnwrapped[depth - 1]
+        let slot = depth & (Self.backoffSlots - 1)
+        if inArray && copyBackoff[slot].wait > 0 {
+            copyBackoff[slot].wait -= 1
+            copyBarrier = depth  // (nor what is inside it)
+            return nil
+        }
+        let p = open.assumingMemoryBound(to: UInt8.self)
+        let length = cjsonscan_skip_value(p, chunkEnd - open, maximumDepth - depth + 1)
+        if inArray && length > 0 && length < minimum {
+            // Too short to gain: the next elements are likely short too (an array of small objects), so the next
+            // 1, 2, 4 … 64 of them are left to yajl without reading them first.
+            let next = min(max(copyBackoff[slot].span * 2, 1), 64)
+            copyBackoff[slot] = (next, next)
+        }
+        guard length >= minimum, let text = copier.canonicalText(of: UnsafeRawBufferPointer(start: open, count: length)) else {
+            copyBarrier = depth
+            return nil
+        }
+        if inArray { copyBackoff[slot] = (0, 0) }
+        resumeAt = open + length - 1  // the closing bracket
+        return UnsafeRawBufferPointer(rebasing: text[1..<text.count - 1])
+    }
+
+    /// Per depth (modulo `backoffSlots`), for array elements: container starts `copiesAhead` lets pass before it
+    /// tries again, and how many it let pass last time (doubled at each element found too short, 0 after a copy).
+    @exclusivity(unchecked) private var copyBackoff = [(wait: UInt8, span: UInt8)](repeating: (0, 0), count: backoffSlots)
+    private static let backoffSlots = 64
+
+    /// The depth of the innermost container that could not be copied (`copiesAhead`); `Int.max`: none.
+    @exclusivity(unchecked) private var copyBarrier = Int.max
+
+    /// A container ends at `depth` (the depth outside it): a copy barrier it set goes.
+    @inline(__always)
+    final func containerEnded() {
+        if depth < copyBarrier { copyBarrier = .max }
     }
 
     /// A new handle in the state yajl would be in just after the (last) skipped value: the open containers rebuilt from

@@ -85,11 +85,21 @@ final class CopySink: ValueSink {
         scratch.removeAll()
     }
 
+    /// Writes values as they are (no key style, duplicate keys checked): its containers may be copied verbatim.
+    private let copiesVerbatim: Bool
+
+    /// The types a value it copies must have (nil: any) when it copies values as they are — no key style, duplicate
+    /// keys checked — so that `VerbatimCopier` may copy them instead; nil when it does not.
+    var verbatimCopyTypes: JSONTypeSet?? {
+        copiesVerbatim ? .some(allowed) : nil
+    }
+
     init(_ mapper: Mapper, allowed: JSONTypeSet?, renamer: KeyRenamer? = nil, renamesDeep: Bool = false, keepFirstDuplicate: Bool = false) {
         self.allowed = allowed
         self.checksDuplicates = !keepFirstDuplicate || renamer != nil
         self.renamer = renamer
         self.renamesDeep = renamesDeep
+        self.copiesVerbatim = renamer == nil && (!keepFirstDuplicate || renamer != nil)
         super.init(mapper)
     }
 
@@ -115,7 +125,28 @@ final class CopySink: ValueSink {
         comma = 0
         scratch.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
         if isObject { openObject() } else { openArray() }
+        requestVerbatimCopy()
         return false
+    }
+
+    /// Asks the parser to copy the container whose bracket was just written verbatim (`ParseSkip.requestCopy`),
+    /// when this copy writes values as they are and receives its events alone.
+    @inline(__always)
+    private func requestVerbatimCopy() {
+        if copiesVerbatim, let parseSkip { parseSkip.requestCopy(self) }
+    }
+
+    /// The inside of the container just opened, between its brackets: canonical text whose objects hold no
+    /// duplicate keys (`VerbatimCopier`), written as its events would have written it. The container's closing
+    /// event follows.
+    func copyInterior(_ text: UnsafeRawBufferPointer) {
+        if text.count > Self.scratchLimit {
+            flushScratch()
+            output.writeRaw(text)
+            flushed = output.count
+        } else {
+            scratch.append(text)
+        }
     }
 
     /// A scalar that passes the check is written from the event's bytes, as `Mapper.map` then `JSONWriter.write`
@@ -259,6 +290,7 @@ final class CopySink: ValueSink {
     func copyStartObject() -> Bool {
         writeOpening(UInt8(ascii: "{"))
         openObject()
+        requestVerbatimCopy()
         return afterValue()
     }
 
@@ -266,6 +298,7 @@ final class CopySink: ValueSink {
     func copyStartArray() -> Bool {
         writeOpening(UInt8(ascii: "["))
         openArray()
+        requestVerbatimCopy()
         return afterValue()
     }
 

@@ -50,6 +50,9 @@ struct ParseSkip: YajlEventTable {
         var outerFilters: [(depth: Int, keys: Unmanaged<KeyFilter>)] = []
         /// A filter asked for by the consumer of the object that is starting (installed once its depth is known).
         var requested: Unmanaged<KeyFilter>?
+        /// The copy that asked, on the container that is starting, to have it copied verbatim
+        /// (`YajlParserBase.copiesAhead`).
+        var copyRequest: Unmanaged<CopySink>?
     }
 
     /// The callback table of the handle that parses the current record: `streamCallbackTable`'s, less what is
@@ -84,7 +87,22 @@ struct ParseSkip: YajlEventTable {
         state.pointee.filterDepth = 0
         state.pointee.outerFilters.removeAll(keepingCapacity: true)
         state.pointee.requested = nil
+        state.pointee.copyRequest = nil
         restore()
+    }
+
+    /// Called by a copy as a container of its value starts (its bracket written): the container may be copied
+    /// verbatim ahead of yajl, its inside handed to `sink.copyInterior`. Only for a copy that receives its events
+    /// alone and writes them as they are.
+    @inline(__always)
+    func requestCopy(_ sink: CopySink) { state.pointee.copyRequest = .passUnretained(sink) }
+
+    /// After a container's start event was delivered: the copy that asked for it, if one did.
+    @inline(__always)
+    func takeCopyRequest() -> Unmanaged<CopySink>? {
+        guard let sink = state.pointee.copyRequest else { return nil }
+        state.pointee.copyRequest = nil
+        return sink
     }
 
     /// Called by the consumer of an object as the object starts: the object's members whose key is not in `keys`

@@ -41,12 +41,20 @@ public struct StreamEngine: RecordEngine {
     }
 
     /// Gives this copy of the engine sinks of its own before it uses them.
+    /// Records and containers this copy of the engine copied verbatim (`VerbatimCopier`), for the tests.
+    var verbatimCopies: Int { plan?.copier.copies ?? 0 }
+
     private mutating func ensureUniquePlan() {
         if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, filter: filter, mutation: mutation) }  // (nil too)
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
+        if let types = plan!.verbatimTypes,
+           let text = plan!.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
+            writer.writeRaw(text)
+            return .mapped(warnings: [])
+        }
         let parser = plan!.wholeRecordParser(options: parserOptions)
         plan!.capture?.reset()
         do {
@@ -60,7 +68,8 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func beginRecord() {
         ensureUniquePlan()
-        parser = StreamParser(root: plan!.eventRoot, options: parserOptions, skip: plan!.skip, memory: plan!.yajlMemory)
+        parser = StreamParser(root: plan!.eventRoot, options: parserOptions, skip: plan!.skip, memory: plan!.yajlMemory,
+                              copier: plan!.copier)
         plan!.capture?.reset()
         failure = nil
         held.removeAll(keepingCapacity: true)
@@ -114,6 +123,16 @@ public struct StreamEngine: RecordEngine {
             held.removeAll(keepingCapacity: held.count <= 1 << 20)
         }
         guard let parser else { return .rejected(.noOutput(warnings: [])) }
+        if !incremental, failure == nil, let types = plan!.verbatimTypes {
+            // The whole record was collected: copied verbatim when it can be, as `map(record:into:)` does.
+            let copied = held.withUnsafeBytes { record -> Bool in
+                guard let text = plan!.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types)
+                else { return false }
+                writer.writeRaw(text)
+                return true
+            }
+            if copied { return .mapped(warnings: []) }
+        }
         if failure == nil {
             do {
                 if !held.isEmpty { try held.withUnsafeBytes { try parser.feed($0) } }
@@ -152,6 +171,12 @@ final class CompiledPlan {
     let eventRoot: EventConsumer
     let capture: FilterCapture?
     let yajlMemory = YajlMemory()
+    /// Copies records and containers verbatim: each record, when the mapping copies it whole and as it is
+    /// (`identity` at the root, or a type check: `verbatimTypes`), and the containers of the copies that ask
+    /// (`ParseSkip.requestCopy`).
+    let copier = VerbatimCopier()
+    /// Set when the mapping copies each record whole and as it is: the types it must have (nil: any).
+    let verbatimTypes: JSONTypeSet??
     /// The parser of whole records (`StreamEngine.map(record:into:)`), restarted for each: a record costs no
     /// parser object (the engine's record-in-pieces API makes its own, which may be in use meanwhile).
     private var reusableParser: StreamParser?
@@ -165,6 +190,11 @@ final class CompiledPlan {
         let capture = filter.map { FilterCapture($0, skip: skip, nullIsAbsent: mutation == .filterTakesNullForAbsent) }
         self.capture = capture
         self.eventRoot = capture.map { FanOut([root, $0.consumer]) } ?? root
+        if filter == nil, mutation == nil, let copy = root as? CopySink, let types = copy.verbatimCopyTypes {
+            verbatimTypes = .some(types)
+        } else {
+            verbatimTypes = nil
+        }
     }
 
     func wholeRecordParser(options: JSONParserOptions) -> StreamParser {
@@ -172,7 +202,7 @@ final class CompiledPlan {
             parser.restart()
             return parser
         }
-        let parser = StreamParser(root: eventRoot, options: options, skip: skip, memory: yajlMemory)
+        let parser = StreamParser(root: eventRoot, options: options, skip: skip, memory: yajlMemory, copier: copier)
         reusableParser = parser
         return parser
     }
@@ -198,11 +228,14 @@ final class StreamParser: YajlParserBase {
     private let copyRoot: Unmanaged<CopySink>?
     @exclusivity(unchecked) private var direct: Unmanaged<CopySink>?
     @exclusivity(unchecked) private var started = false
+    /// Copies containers verbatim for the copies that ask (the plan's).
+    private let copier: VerbatimCopier
     @exclusivity(unchecked) private(set) var completed = false
 
-    init(root: EventConsumer, options: JSONParserOptions, skip: ParseSkip, memory: YajlMemory) {
+    init(root: EventConsumer, options: JSONParserOptions, skip: ParseSkip, memory: YajlMemory, copier: VerbatimCopier) {
         self.root = ConsumerRef(root)
         self.skip = skip
+        self.copier = copier
         if let copy = root as? CopySink, copy.parseSkip != nil {
             copyRoot = .passUnretained(copy)
         } else {
@@ -292,11 +325,11 @@ final class StreamParser: YajlParserBase {
         if skip.swallowsStart() { return true }
         if let direct {
             completed = direct._withUnsafeGuaranteedRef { $0.copyStartObject() }
-            return true
+            return copyAheadIfAsked()
         }
         let delivered = call { try dispatch(.startObject) }
         skip.objectStarted(depth: depth)
-        return delivered
+        return delivered && copyAheadIfAsked()
     }
 
     @inline(__always)
@@ -305,14 +338,30 @@ final class StreamParser: YajlParserBase {
         if skip.swallowsStart() { return true }
         if let direct {
             completed = direct._withUnsafeGuaranteedRef { $0.copyStartArray() }
-            return true
+            return copyAheadIfAsked()
         }
-        return call { try dispatch(.startArray) }
+        return call { try dispatch(.startArray) } && copyAheadIfAsked()
+    }
+
+    /// After a container's start event: when a copy asked for it (`ParseSkip.requestCopy`), copies the container
+    /// verbatim ahead of yajl if it can (false: yajl stops, and goes on at the closing bracket).
+    @inline(__always)
+    private func copyAheadIfAsked() -> Bool {
+        guard let sink = skip.takeCopyRequest() else { return true }
+        return !copyAhead(sink)
+    }
+
+    @inline(never)
+    private func copyAhead(_ sink: Unmanaged<CopySink>) -> Bool {
+        guard let interior = copiesAhead(with: copier) else { return false }
+        sink._withUnsafeGuaranteedRef { $0.copyInterior(interior) }
+        return true
     }
 
     @inline(__always)
     func endObject() -> Bool {
         depth -= 1
+        containerEnded()
         if skip.swallowsEnd() { return true }
         if let direct {
             return call { completed = try direct._withUnsafeGuaranteedRef { try $0.copyEndObject() } }
@@ -324,6 +373,7 @@ final class StreamParser: YajlParserBase {
     @inline(__always)
     func endArray() -> Bool {
         depth -= 1
+        containerEnded()
         if skip.swallowsEnd() { return true }
         if let direct {
             return call { completed = try direct._withUnsafeGuaranteedRef { try $0.copyEndArray() } }

@@ -1,0 +1,255 @@
+// Verbatim copies: see include/CJSONScan.h for the contract.
+//
+// The input has already been checked (the strict scanner, then `cjsonscan_skip_value`), so this walks it as
+// valid JSON and only writes: whitespace between tokens is dropped, numbers and literals are copied as they are,
+// strings are copied as they are up to a backslash, and each escape is decoded and written in StreamMap's
+// canonical form (JSONWriter: `\"`, `\\`, `\b` `\f` `\n` `\r` `\t`, `\u00xx` with lowercase hex for the other
+// control characters, every other character as raw UTF-8). Even so it reads nothing past `n` and answers -1 to
+// anything it does not expect, so that a broken precondition costs a fallback, never memory safety.
+//
+// Duplicate keys: the tree keeps the last value at the first key's place, so an object with two equal keys
+// is not a verbatim copy. Each object's keys (their canonical text in the output, which is one-to-one with
+// the decoded key) are checked when it ends: pairwise by hash for a few, through an open-addressing table for
+// more. A duplicate, or keys made to share a hash past a few probes, answer -1: the caller then maps the value
+// through events, which decide (and stay linear on colliding keys).
+
+#include "CJSONScan.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NESTING 4096
+
+typedef struct {
+    uint64_t hash;
+    size_t offset;  // in the output, after the opening quote
+    size_t length;
+} key_entry;
+
+struct cjsonscan_copier {
+    key_entry *keys;
+    size_t key_count, key_capacity;
+    uint32_t *table;
+    size_t table_capacity;
+    // Per open container: 1 for an object, 0 for an array; and where an object's keys start in `keys`.
+    unsigned char kinds[MAX_NESTING + 1];
+    size_t first_key[MAX_NESTING + 1];
+};
+
+cjsonscan_copier *cjsonscan_copier_new(void) {
+    cjsonscan_copier *c = calloc(1, sizeof *c);
+    return c;
+}
+
+void cjsonscan_copier_free(cjsonscan_copier *c) {
+    if (!c) return;
+    free(c->keys);
+    free(c->table);
+    free(c);
+}
+
+static inline uint64_t key_hash(const unsigned char *k, size_t n) {
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        memcpy(&a, k, 8);
+        memcpy(&b, k + n - 8, 8);
+    } else {
+        memcpy(&a, k, n);
+    }
+    // MurmurHash3's finalizer over the key's length and first and last 8 bytes: every input bit reaches the low
+    // bits the table uses.
+    uint64_t h = a ^ (b * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n << 56);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 33);
+}
+
+/// 0 when the keys `c->keys[first..<c->key_count]` are all different (as text in `out`), -1 otherwise (or when
+/// they collide past the probe limit).
+static int check_keys(cjsonscan_copier *c, const unsigned char *out, size_t first) {
+    size_t k = c->key_count - first;
+    const key_entry *keys = c->keys + first;
+    if (k < 2) return 0;
+    if (k <= 8) {
+        for (size_t i = 1; i < k; i++)
+            for (size_t j = 0; j < i; j++)
+                if (keys[i].hash == keys[j].hash) return -1;  // equal, or colliding: either way the events decide
+        return 0;
+    }
+    size_t size = 16;
+    while (size < 2 * k) size <<= 1;
+    if (size > c->table_capacity) {
+        uint32_t *t = realloc(c->table, size * sizeof *t);
+        if (!t) return -1;
+        c->table = t;
+        c->table_capacity = size;
+    }
+    memset(c->table, 0, size * sizeof *c->table);
+    size_t mask = size - 1;
+    for (size_t i = 0; i < k; i++) {
+        size_t slot = (size_t)keys[i].hash & mask;
+        for (int probes = 0;; probes++) {
+            uint32_t at = c->table[slot];
+            if (!at) {
+                c->table[slot] = (uint32_t)(i + 1);
+                break;
+            }
+            if (keys[at - 1].hash == keys[i].hash || probes >= 16) return -1;
+            slot = (slot + 1) & mask;
+        }
+    }
+    return 0;
+}
+
+static inline int push_key(cjsonscan_copier *c, uint64_t hash, size_t offset, size_t length) {
+    if (c->key_count == c->key_capacity) {
+        size_t capacity = c->key_capacity ? 2 * c->key_capacity : 64;
+        key_entry *k = realloc(c->keys, capacity * sizeof *k);
+        if (!k) return -1;
+        c->keys = k;
+        c->key_capacity = capacity;
+    }
+    c->keys[c->key_count++] = (key_entry){hash, offset, length};
+    return 0;
+}
+
+static inline int is_space(unsigned char b) { return b == ' ' || b == '\n' || b == '\r' || b == '\t'; }
+
+static inline size_t skip_space(const unsigned char *p, size_t i, size_t n) {
+    while (i < n && is_space(p[i])) i++;
+    return i;
+}
+
+static inline int hex_value(unsigned char b) {
+    if (b >= '0' && b <= '9') return b - '0';
+    b |= 0x20;
+    if (b >= 'a' && b <= 'f') return b - 'a' + 10;
+    return -1;
+}
+
+/// The code unit of `\uXXXX` whose `XXXX` starts at `p`, or -1.
+static inline long hex4(const unsigned char *p) {
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        int d = hex_value(p[k]);
+        if (d < 0) return -1;
+        v = (v << 4) | d;
+    }
+    return v;
+}
+
+/// Writes the canonical form of code point `cp` at `out`; returns its length.
+static inline size_t put_code_point(unsigned char *out, unsigned long cp) {
+    static const char hex[] = "0123456789abcdef";
+    if (cp < 0x80) {
+        switch (cp) {
+        case '"': out[0] = '\\'; out[1] = '"'; return 2;
+        case '\\': out[0] = '\\'; out[1] = '\\'; return 2;
+        case 0x08: out[0] = '\\'; out[1] = 'b'; return 2;
+        case 0x0C: out[0] = '\\'; out[1] = 'f'; return 2;
+        case 0x0A: out[0] = '\\'; out[1] = 'n'; return 2;
+        case 0x0D: out[0] = '\\'; out[1] = 'r'; return 2;
+        case 0x09: out[0] = '\\'; out[1] = 't'; return 2;
+        default:
+            if (cp < 0x20) {
+                memcpy(out, "\\u00", 4);
+                out[4] = (unsigned char)hex[cp >> 4];
+                out[5] = (unsigned char)hex[cp & 15];
+                return 6;
+            }
+            out[0] = (unsigned char)cp;
+            return 1;
+        }
+    }
+    if (cp < 0x800) {
+        out[0] = (unsigned char)(0xC0 | (cp >> 6));
+        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | (cp >> 12));
+        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | (cp >> 18));
+    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/// The first quote or backslash at or after `i` (`n` when there is none), copying the bytes before it to
+/// `out + o` (and possibly up to 31 more: `out` has 32 bytes of room past the input's length).
+#define STRING_RUN(name)                                                                                          \
+    static inline size_t name(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o)
+
+STRING_RUN(string_run_portable) {
+    size_t start = i;
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        memcpy(out + *o + (i - start), &w, 8);
+        uint64_t q = w ^ (0x0101010101010101ull * '"'), b = w ^ (0x0101010101010101ull * '\\');
+        uint64_t stops = ((q - 0x0101010101010101ull) & ~q) | ((b - 0x0101010101010101ull) & ~b);
+        stops &= 0x8080808080808080ull;
+        if (stops) {
+            i += (size_t)__builtin_ctzll(stops) >> 3;
+            *o += i - start;
+            return i;
+        }
+        i += 8;
+    }
+    while (i < n && p[i] != '"' && p[i] != '\\') out[*o + (i - start)] = p[i], i++;
+    *o += i - start;
+    return i;
+}
+
+#define V(name) name##_portable
+#include "CanonicalCopyBody.h"
+#undef V
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) STRING_RUN(string_run_avx2) {
+    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
+    size_t start = i;
+    while (i + 32 <= n) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
+        _mm256_storeu_si256((__m256i *)(out + *o + (i - start)), v);
+        uint32_t mask = (uint32_t)_mm256_movemask_epi8(
+            _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)));
+        if (mask) {
+            i += (size_t)__builtin_ctz(mask);
+            *o += i - start;
+            return i;
+        }
+        i += 32;
+    }
+    *o += i - start;
+    return string_run_portable(p, i, n, out, o);
+}
+
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#define V(name) name##_avx2
+#include "CanonicalCopyBody.h"
+#undef V
+#pragma clang attribute pop
+
+static inline int avx2(void) { return __builtin_cpu_supports("avx2"); }
+#else
+#define canonical_copy_avx2 canonical_copy_portable
+static inline int avx2(void) { return 0; }
+#endif
+
+ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out) {
+    return avx2() ? canonical_copy_avx2(c, p, n, out) : canonical_copy_portable(c, p, n, out);
+}
+
+ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out) {
+    return canonical_copy_portable(c, p, n, out);
+}

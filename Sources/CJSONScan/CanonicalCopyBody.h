@@ -1,0 +1,140 @@
+// The verbatim copy's body (see CanonicalCopy.c), compiled once per variant: CanonicalCopy.c defines `V(name)`
+// (the variant's name for `name`) and `V(string_run)` before it includes this file.
+
+/// Copies the string whose opening quote is at `i` to `out + *o` in canonical form; returns the index just past
+/// its closing quote, or 0.
+static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
+    out[(*o)++] = '"';
+    i++;
+    for (;;) {
+        i = V(string_run)(p, i, n, out, o);
+        if (i >= n) return 0;
+        if (p[i] == '"') {
+            out[(*o)++] = '"';
+            return i + 1;
+        }
+        // A backslash.
+        if (i + 1 >= n) return 0;
+        unsigned long cp;
+        switch (p[i + 1]) {
+        case '"': cp = '"'; i += 2; break;
+        case '\\': cp = '\\'; i += 2; break;
+        case '/': cp = '/'; i += 2; break;
+        case 'b': cp = 0x08; i += 2; break;
+        case 'f': cp = 0x0C; i += 2; break;
+        case 'n': cp = 0x0A; i += 2; break;
+        case 'r': cp = 0x0D; i += 2; break;
+        case 't': cp = 0x09; i += 2; break;
+        case 'u': {
+            if (i + 6 > n) return 0;
+            long u = hex4(p + i + 2);
+            if (u < 0) return 0;
+            i += 6;
+            if (u >= 0xD800 && u <= 0xDBFF) {
+                if (i + 6 > n || p[i] != '\\' || p[i + 1] != 'u') return 0;
+                long low = hex4(p + i + 2);
+                if (low < 0xDC00 || low > 0xDFFF) return 0;
+                i += 6;
+                cp = 0x10000 + (((unsigned long)u - 0xD800) << 10) + ((unsigned long)low - 0xDC00);
+            } else if (u >= 0xDC00 && u <= 0xDFFF) {
+                return 0;  // a lone low surrogate: the strict scanner rejects it
+            } else {
+                cp = (unsigned long)u;
+            }
+            break;
+        }
+        default:
+            return 0;
+        }
+        *o += put_code_point(out + *o, cp);
+    }
+}
+
+/// The end of the number or literal that starts at `i` (the first delimiter or whitespace after it, or `n`),
+/// copied to `out + *o`.
+static inline size_t V(copy_scalar)(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
+    size_t start = i;
+    while (i < n) {
+        unsigned char b = p[i];
+        if (b == ',' || b == '}' || b == ']' || b <= ' ') break;
+        i++;
+    }
+    memcpy(out + *o, p + start, i - start);
+    *o += i - start;
+    return i;
+}
+
+/// Copies the key whose opening quote is at `i`, notes it for the duplicate check, and copies the colon after
+/// it; returns the index of the member's value (whitespace skipped), or 0.
+static inline size_t V(copy_key)(cjsonscan_copier *c, const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
+    if (i >= n || p[i] != '"') return 0;
+    size_t start = *o + 1;
+    i = V(copy_string)(p, i, n, out, o);
+    if (!i) return 0;
+    size_t length = *o - 1 - start;
+    if (push_key(c, key_hash(out + start, length), start, length)) return 0;
+    i = skip_space(p, i, n);
+    if (i >= n || p[i] != ':') return 0;
+    out[(*o)++] = ':';
+    return skip_space(p, i + 1, n);
+}
+
+static ptrdiff_t V(canonical_copy)(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out) {
+    if (!c) return -1;
+    size_t i = skip_space(p, 0, n), o = 0, depth = 0;
+    c->key_count = 0;
+    for (;;) {
+        // A value starts at `i`.
+        if (i >= n) return -1;
+        unsigned char b = p[i];
+        if (b == '{' || b == '[') {
+            if (depth >= MAX_NESTING) return -1;
+            out[o++] = b;
+            i = skip_space(p, i + 1, n);
+            if (i >= n) return -1;
+            if (p[i] == (b == '{' ? '}' : ']')) {
+                out[o++] = p[i++];
+            } else {
+                depth++;
+                c->kinds[depth] = b == '{';
+                if (b == '{') {
+                    c->first_key[depth] = c->key_count;
+                    i = V(copy_key)(c, p, i, n, out, &o);
+                    if (!i) return -1;
+                }
+                continue;
+            }
+        } else if (b == '"') {
+            i = V(copy_string)(p, i, n, out, &o);
+            if (!i) return -1;
+        } else {
+            size_t end = V(copy_scalar)(p, i, n, out, &o);
+            if (end == i) return -1;
+            i = end;
+        }
+        // After a value: a comma and the next member or element, or the ends of containers.
+        for (;;) {
+            i = skip_space(p, i, n);
+            if (depth == 0) return i == n ? (ptrdiff_t)o : -1;
+            if (i >= n) return -1;
+            unsigned char d = p[i];
+            if (d == ',') {
+                out[o++] = ',';
+                i = skip_space(p, i + 1, n);
+                if (c->kinds[depth]) {
+                    i = V(copy_key)(c, p, i, n, out, &o);
+                    if (!i) return -1;
+                }
+                break;
+            }
+            if (d != (c->kinds[depth] ? '}' : ']')) return -1;
+            if (c->kinds[depth]) {
+                if (check_keys(c, out, c->first_key[depth])) return -1;
+                c->key_count = c->first_key[depth];
+            }
+            out[o++] = d;
+            i++;
+            depth--;
+        }
+    }
+}

@@ -1,0 +1,254 @@
+// Verbatim copies (Sources/CJSONScan/CanonicalCopy.c, `VerbatimCopier`): a record that passes through unchanged is
+// checked by the strict scanner and the validating skipper and copied by a C kernel instead of going through
+// yajl's events. Held to the tree engine's `identity` on written cases (every escape, whitespace everywhere,
+// duplicate keys at every depth, keys equal only once decoded), on strings with an escape at every offset
+// around the SIMD block size, on random values with random whitespace and escaping, and through the engine:
+// whole records and records in pieces, valid and invalid, byte for byte and verdict for verdict.
+
+import Testing
+
+@_spi(Fuzzing) @testable import StreamMap
+import StreamMapTestSupport
+
+@Suite struct VerbatimCopyTests {
+    func copy(_ text: String, maximumDepth: Int = 10_000, portable: Bool = false) -> String? {
+        Array(text.utf8).withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: maximumDepth, portable: portable) }
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func divergence(_ bytes: [UInt8], maximumDepth: Int = 10_000) -> String? {
+        bytes.withUnsafeBytes { VerbatimCopyCheck.divergence($0, maximumDepth: maximumDepth) }
+    }
+
+    @Test func whitespaceGoesAndTokensStay() {
+        let input = " \t{ \"a\" : [ 1 , 2.5e+3 , -0 , 1E-2 , 123456789012345678901234567890 , true , false , null ] ,\r\n \"b\" : { } , \"c\" : [ ] }\n "
+        #expect(copy(input) == #"{"a":[1,2.5e+3,-0,1E-2,123456789012345678901234567890,true,false,null],"b":{},"c":[]}"#)
+        #expect(copy(input, portable: true) == copy(input))
+        #expect(divergence(Array(input.utf8)) == nil)
+    }
+
+    @Test func escapesAreWrittenInTheCanonicalForm() {
+        let input = #"["\/\b\f\n\r\t\"\\\u0000\u001F\u0007\u007f\u00E9\u2028\uD83D\uDE00\u0041 é😀"]"#
+        #expect(copy(input) == "[\"/\\b\\f\\n\\r\\t\\\"\\\\\\u0000\\u001f\\u0007\u{7F}é\u{2028}😀A é😀\"]")
+        for valid in SkipperCases.valid where valid.first == "{" || valid.first == "[" {
+            #expect(copy(valid) != nil, "\(valid)")
+            #expect(divergence(Array(valid.utf8)) == nil, "\(valid)")
+        }
+    }
+
+    @Test func duplicateKeysAreLeftToTheEvents() {
+        for input in [
+            #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, #"{"x":[{"k":1,"k":2}]}"#, #"{"o":{"p":{"q":{"z":1,"y":2,"z":3}}}}"#,
+            "{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k7\":0}",
+        ] {
+            #expect(copy(input) == nil, "\(input)")
+            #expect(copy(input, portable: true) == nil, "\(input)")
+        }
+        // Equal keys in different objects, and many keys, are copies.
+        for input in [#"{"a":{"k":1},"b":{"k":2},"k":[{"k":3},{"k":4}]}"#,
+                      "{" + (0..<1000).map { "\"key\($0)\":\($0)" }.joined(separator: ",") + "}"] {
+            #expect(copy(input) == input)
+            #expect(divergence(Array(input.utf8)) == nil)
+        }
+    }
+
+    @Test func invalidRecordsAreLeftToTheEvents() {
+        for (what, bytes) in SkipperCases.allInvalid {
+            #expect(bytes.withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: 10_000) } == nil, "\(what)")
+        }
+        // (A number or literal alone is not copied: the skipper needs a byte after it to know it ended.)
+        for input in [#"{} x"#, #"{}{}"#, #"[1"#, "", "  ", "1", "true", "01", "0 1", "1x", "truex", "null null", "-", "1.e5 "] {
+            #expect(copy(input) == nil, "\(input)")
+        }
+        #expect(copy(#" "alone" "#) == #""alone""#)
+        #expect(copy("12 ") == "12")
+        #expect(copy("-0.5e-3\n") == "-0.5e-3")
+        #expect(copy("null\r\n") == "null")
+        #expect(copy("[[[[1]]]]", maximumDepth: 4) == "[[[[1]]]]")
+        #expect(copy("[[[[1]]]]", maximumDepth: 3) == nil)
+    }
+
+    /// Strings of every length around the SIMD blocks (32 bytes, and the portable code's 8), with an escape or a
+    /// multi-byte character at every offset.
+    @Test func escapesAtEveryOffset() {
+        for insert in [#"\n"#, #"\u00e9"#, #"\uD83D\uDE00"#, #"\""#, "é", "😀"] {
+            for length in 0..<80 {
+                for at in [0, length / 2, length] {
+                    var body = String(repeating: "x", count: length)
+                    body.insert(contentsOf: insert, at: body.index(body.startIndex, offsetBy: at))
+                    let record = Array("[\"\(body)\",\"\(body)\"]".utf8)
+                    #expect(divergence(record) == nil, "\(insert) at \(at) of \(length)")
+                    #expect(record.withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: 100) } != nil)
+                }
+            }
+        }
+    }
+
+    @Test func randomValuesWithRandomWhitespaceAndEscapes() {
+        var r = Rand(seed: 0xC0_FFEE)
+        var copied = 0
+        for _ in 0..<3000 {
+            let record = Array(("{\"v\":" + randomValue(&r, depth: 0) + "}").utf8)
+            if let d = divergence(record) {
+                Issue.record("\(d): \(EngineFuzzing.printable(record))")
+                return
+            }
+            if record.withUnsafeBytes({ VerbatimCopyCheck.copy($0, maximumDepth: 10_000) }) != nil { copied += 1 }
+        }
+        #expect(copied == 3000)  // the keys of each object are distinct: every record is a copy
+    }
+
+    func randomValue(_ r: inout Rand, depth: Int) -> String {
+        func space(_ r: inout Rand) -> String { r.percent(70) ? "" : r.pick([" ", "\n", "\t", "\r\n  "]) }
+        switch r.int(0...(depth > 5 ? 3 : 5)) {
+        case 0: return r.pick(["0", "-1", "12.5", "1e9", "-0.0E-3", "123456789012345678901234567890"])
+        case 1: return r.pick(["true", "false", "null"])
+        case 2, 3:
+            return "\"" + (0..<r.int(0...40)).map { _ in
+                r.pick(["a", "é", "😀", "\\n", "\\\"", "\\\\", "\\u0041", "\\uD83D\\uDE00", " ", "/", "\\/", "東", "\\u001b",
+                        "\\t", "\\u00E9", "\\u2028", "\\b", "\\u007F", "abcdefghij"]) }.joined() + "\""
+        case 4:
+            return "[" + space(&r) + (0..<r.int(0...4)).map { _ in randomValue(&r, depth: depth + 1) }
+                .joined(separator: space(&r) + "," + space(&r)) + space(&r) + "]"
+        default:
+            return "{" + space(&r) + (0..<r.int(0...12)).map { i in
+                "\"" + r.pick(["k", "\\u006b", "k\\/"]) + "\(i)\"" + space(&r) + ":" + space(&r) + randomValue(&r, depth: depth + 1)
+            }.joined(separator: space(&r) + "," + space(&r)) + space(&r) + "}"
+        }
+    }
+
+    /// Through the stream engine with `identity` (and a type check): whole and in pieces, the output and the verdict
+    /// are the tree engine's, and valid records without duplicate keys took the verbatim path.
+    @Test(arguments: [Mapper.identity, .objectValue])
+    func theEngineCopiesRecordsVerbatim(mapper: Mapper) {
+        var records: [[UInt8]] = SkipperCases.valid.map { Array($0.utf8) } + SkipperCases.allInvalid.map(\.1)
+        records += [#"{"a":1,"a":2}"#, #"{"a":{"b":1,"\u0062":2}}"#, " [1, 2] ", "7", #""text""#, #"{"a":1} x"#, "01", "0 1"]
+            .map { Array($0.utf8) }
+        var tree = TreeEngine(mapper: mapper)
+        var stream = StreamEngine(mapper: mapper)
+        var expectedCopies = 0
+        for record in records {
+            var treeOut = JSONWriter(), wholeOut = JSONWriter(), piecesOut = JSONWriter()
+            let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &treeOut) }
+            let before = stream.verbatimCopies
+            let whole = record.withUnsafeBytes { stream.map(record: $0, into: &wholeOut) }
+            let copied = stream.verbatimCopies - before
+            stream.beginRecord()
+            for start in stride(from: 0, to: record.count, by: 3) {
+                record[start..<min(start + 3, record.count)].withUnsafeBytes { stream.continueRecord($0) }
+            }
+            let pieces = stream.endRecord(into: &piecesOut)
+            let text = EngineFuzzing.printable(record)
+            #expect("\(whole)" == "\(treeOutcome)", "\(text)")
+            #expect("\(pieces)" == "\(treeOutcome)", "\(text)")
+            #expect(wholeOut.bytes == treeOut.bytes, "\(text)")
+            #expect(piecesOut.bytes == treeOut.bytes, "\(text)")
+            let copiable = record.first(where: { $0 > 0x20 }).map { [0x7B, 0x5B, 0x22].contains($0) } ?? false
+            if case .mapped = treeOutcome, copiable, !text.contains(#""a":1,"a""#), !text.contains(#"\u0062"#) {
+                #expect(copied == 1, "\(text)")
+                expectedCopies += 1
+            } else {
+                #expect(copied == 0, "\(text)")
+            }
+        }
+        #expect(expectedCopies >= 6)
+    }
+}
+
+/// Containers copied verbatim inside a mapping (`YajlParserBase.copiesAhead`): pass-through members
+/// (`unmapped: keep`), object fields copied whole (identity, a type check), array elements, and an identity
+/// record that is not copied whole (a duplicate key in one member) — their long members hold escapes and
+/// whitespace, duplicate keys and keys equal once decoded, and every invalid value of `SkipperCases`, at three
+/// depths. Mapped whole and in pieces (records of over 256 KB are fed to yajl as they come, so containers are
+/// cut by the pieces' ends), the stream engine's output and verdict must be the tree engine's.
+@Suite struct VerbatimMemberCopyTests {
+    static let mappers: [(String, Mapper)] = [
+        ("keep", .object(unmapped: .keep) { Field("id", to: "ID") }),
+        ("object fields", .object {
+            Field("id", to: "id")
+            Field("user", to: "u", .objectValue)
+            Field("list", to: "l")
+        }),
+        ("array elements", .object { Field("list", to: "l", .arrayOf(.identity)) }),
+        ("identity", .identity),
+    ]
+
+    static let padding = String(repeating: "p", count: 60)
+
+    /// A long value (over `YajlParserBase.skipAheadMinimum` bytes) with `inner` inside, at `depth` 0, 1 or 2.
+    static func member(_ inner: String, depth: Int) -> String {
+        var value = #"{ "name" : "Ann \u00e9\/x\t" , "v" : \#(inner) , "pad" : "\#(padding)" }"#
+        for _ in 0..<depth { value = #"[ {"k":1,"k2":"\u006b"} , \#(value) , "\#(padding)" ]"# }
+        return value
+    }
+
+    static func records() -> [[UInt8]] {
+        var inners: [[UInt8]] = [#"1"#, #"{"k":1,"k":2}"#, #"{"k":1,"\u006b":2}"#, #"{"a":[{"b":1,"b":2}]}"#, #"[ 1 , 2 ]"#]
+            .map { Array($0.utf8) }
+        inners += SkipperCases.allInvalid.map(\.1)
+        var records: [[UInt8]] = []
+        for inner in inners {
+            for depth in 0...2 {
+                let value = Array(member("\u{1}", depth: depth).utf8)
+                let cut = value.firstIndex(of: 1)!
+                let withInner = Array(value[..<cut]) + inner + Array(value[(cut + 1)...])
+                records.append(Array(#"{"id":7,"user":"#.utf8) + withInner + Array(#","list":["#.utf8) + withInner
+                               + Array(#","#.utf8) + Array(member("2", depth: 1).utf8) + Array(#"],"other":"#.utf8)
+                               + withInner + Array("}".utf8))
+            }
+        }
+        return records
+    }
+
+    static func expectSame(_ mapper: Mapper, _ name: String, _ records: [[UInt8]], pieces: [Int]) -> Int {
+        var tree = TreeEngine(mapper: mapper)
+        var stream = StreamEngine(mapper: mapper)
+        for record in records {
+            var treeOut = JSONWriter()
+            let expected = record.withUnsafeBytes { tree.map(record: $0, into: &treeOut) }
+            for size in pieces {
+                var out = JSONWriter()
+                let outcome: RecordOutcome
+                if size == 0 {
+                    outcome = record.withUnsafeBytes { stream.map(record: $0, into: &out) }
+                } else {
+                    stream.beginRecord()
+                    for start in stride(from: 0, to: record.count, by: size) {
+                        record[start..<min(start + size, record.count)].withUnsafeBytes { stream.continueRecord($0) }
+                    }
+                    outcome = stream.endRecord(into: &out)
+                }
+                let text = EngineFuzzing.printable(Array(record.prefix(300)))
+                #expect("\(outcome)" == "\(expected)", "\(name), pieces of \(size): \(text)")
+                #expect(out.bytes == treeOut.bytes, "\(name), pieces of \(size): \(text)")
+            }
+        }
+        return stream.verbatimCopies
+    }
+
+    @Test func membersAreCopiedAsTheTreeWritesThem() {
+        let records = Self.records()
+        for (name, mapper) in Self.mappers {
+            _ = Self.expectSame(mapper, name, records, pieces: [0, 5])
+            // The records whose members are valid, without duplicate keys: each copies at least one container.
+            let valid = records.filter { r in [#""v" : 1 ,"#, #""v" : [ 1 , 2 ] ,"#].contains { String(decoding: r, as: UTF8.self).contains($0) } }
+            #expect(valid.count == 6)
+            let copies = Self.expectSame(mapper, name, valid, pieces: [0])
+            #expect(copies >= valid.count, "\(name): \(copies) copies")
+        }
+    }
+
+    /// Records of over 256 KB, fed in pieces of 1 000 and 4 096 bytes: yajl gets them as they come, and the
+    /// containers that a piece's end cuts are parsed (and those after it copied).
+    @Test func hugeRecordsInPieces() {
+        let item = Self.member(#"[1,{"x":"y\u0041"}]"#, depth: 1)
+        let dup = Self.member(#"{"z":1,"z":2}"#, depth: 1)
+        let items = (0..<2500).map { $0 == 1700 ? dup : item }.joined(separator: " ,\n")
+        let record = Array((#"{"id":1,"user":{"a":1},"list":["# + items + #"],"other":["# + items + "]}").utf8)
+        #expect(record.count > 1 << 18)
+        for (name, mapper) in Self.mappers {
+            let copies = Self.expectSame(mapper, name, [record], pieces: [1000, 4096])
+            #expect(copies > 2000, "\(name): \(copies) copies")
+        }
+    }
+}
