@@ -75,6 +75,24 @@ def skipped_runs(n, depth=1):
     return '{"a":' * (depth - 1) + "{" + members + "}" * depth + "\n"
 
 
+def duplicate_at_the_bottom(n):
+    """A record n levels deep whose innermost object repeats a key: it cannot be copied verbatim, nor can any
+    container around it (each try reads to the bottom; a failed try is not repeated inside it)."""
+    return '{"a":[' * n + '{"k":1,"k":2}' + "]}" * n + "\n"
+
+
+def long_members_with_duplicates(n):
+    """One record of n members of about 100 bytes, each ending with a repeated key (each copy is tried and fails)."""
+    members = ",".join('"m%d":{"pad":"%s","k":1,"k":2}' % (i, "x" * 80) for i in range(n))
+    return '{"id":1,%s}\n' % members
+
+
+def long_elements(n):
+    """One record: an array of n objects of about 130 bytes, each copied verbatim (over 256 KB, the record is fed
+    to yajl in pieces)."""
+    return "[%s]\n" % ",".join('{"pad":"%s","i":%d,"o":{"x":[1,2,3]}}' % ("y" * 100, i) for i in range(n))
+
+
 def where_spec(expression):
     """A spec that copies the records its `where` (a function of n) keeps."""
     return lambda n: {"mapper": "identity", "where": expression(n)}
@@ -116,6 +134,12 @@ CASES = [
      lambda n: {"fields": {"id": {"to": "id", "type": "string"}}}, records, 3000),
     ("stderr messages", STREAM_AND_TREE, ["-s", "{spec}"],
      lambda n: {"fields": {"id": {"to": "id", "type": "string"}}}, records, 3000),
+    ("verbatim copies, a duplicate key at the bottom", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"},
+     lambda n: duplicate_at_the_bottom(n) * 40, 250),
+    ("verbatim copies, long members with duplicate keys", STREAM_AND_TREE, ["-s", "{spec}"],
+     lambda n: {"unmapped": "keep", "fields": {"id": {"to": "ID"}}}, long_members_with_duplicates, 2000),
+    ("verbatim copies, one big record of long elements", STREAM_AND_TREE, ["-s", "{spec}"],
+     lambda n: {"mapper": "identity"}, long_elements, 2000),
     ("deep nesting, identity", STREAM_AND_TREE, ["-s", "{spec}"], lambda n: {"mapper": "identity"}, lambda n: nested(n) * 40, 500),
     ("spec with many fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_fields, lambda n: records(10), 800),
     ("spec with many nested fields", STREAM_AND_TREE, ["-s", "{spec}"], spec_nested_fields, lambda n: records(10), 800),
