@@ -252,3 +252,53 @@ import StreamMapTestSupport
         }
     }
 }
+
+/// With a `where` filter, a whole record is parsed first for the filter alone (skipping what it does not read),
+/// then mapped by a parse (or a verbatim copy) of the mapping alone; a record fed as it comes (over 256 KB) is
+/// parsed once for both. Every path must give the tree engine's output and verdict.
+@Suite struct FilteredRecordTests {
+    static func records() -> [[UInt8]] {
+        let long = VerbatimMemberCopyTests.member("[1,2]", depth: 1)
+        var texts = [
+            #"{"id":1,"lang":"en","user":\#(long),"list":[\#(long)]}"#, #"{"id":2,"lang":"fr","user":\#(long)}"#,
+            #"{"id":3,"user":{"k":1,"k":2},"lang":"en"}"#, #"{"id":4,"lang":"en","user":{"a":"b"},"x":[1,}"#,
+            #"{"id":5,"lang":"fr","user":{"a":"b"},"x":[1,}"#, #"{"id":6,"lang":"en","user":"#, "  ", "[1,2]", #"{"lang":null}"#,
+        ]
+        let items = (0..<2500).map { _ in long }.joined(separator: ",")
+        texts.append(#"{"id":7,"lang":"en","list":["# + items + "]}")
+        texts.append(#"{"id":8,"list":["# + items + #"],"lang":"fr"}"#)
+        return texts.map { Array($0.utf8) }
+    }
+
+    @Test(arguments: ["identity", "keep", "object fields"])
+    func filteredRecordsGetTheTreeEnginesVerdict(mapping: String) throws {
+        let mapper = VerbatimMemberCopyTests.mappers.first { $0.0 == mapping }!.1
+        let filter = try RecordFilter(#"lang == "en" || id == 5"#)
+        var tree = TreeEngine(mapper: mapper, filter: filter)
+        var stream = StreamEngine(mapper: mapper, filter: filter)
+        var kept = 0
+        for record in Self.records() {
+            var treeOut = JSONWriter()
+            let expected = record.withUnsafeBytes { tree.map(record: $0, into: &treeOut) }
+            if case .mapped = expected { kept += 1 }
+            for size in [0, 7, 4096] {
+                var out = JSONWriter()
+                let outcome: RecordOutcome
+                if size == 0 {
+                    outcome = record.withUnsafeBytes { stream.map(record: $0, into: &out) }
+                } else {
+                    stream.beginRecord()
+                    for start in stride(from: 0, to: record.count, by: size) {
+                        record[start..<min(start + size, record.count)].withUnsafeBytes { stream.continueRecord($0) }
+                    }
+                    outcome = stream.endRecord(into: &out)
+                }
+                let text = EngineFuzzing.printable(Array(record.prefix(200)))
+                #expect("\(outcome)" == "\(expected)", "\(mapping), pieces of \(size): \(text)")
+                #expect(out.bytes == treeOut.bytes, "\(mapping), pieces of \(size): \(text)")
+            }
+        }
+        #expect(kept >= 1)
+        if mapping == "identity" { #expect(stream.verbatimCopies > 0) }  // a kept record is copied verbatim
+    }
+}

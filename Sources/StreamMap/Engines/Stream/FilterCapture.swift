@@ -10,7 +10,9 @@ final class FilterCapture {
     /// A deliberate bug, for the mutation tests only (`StreamMutation.filterTakesNullForAbsent`).
     private let nullIsAbsent: Bool
 
-    init(_ filter: RecordFilter, skip: ParseSkip, nullIsAbsent: Bool = false) {
+    /// `alone`: the capture receives the events of a parse of its own, so it may skip inside yajl what the filter
+    /// does not read; else it shares them (with the mapping, through a `FanOut`) and skips nothing.
+    init(_ filter: RecordFilter, skip: ParseSkip, alone: Bool, nullIsAbsent: Bool = false) {
         self.filter = filter
         self.nullIsAbsent = nullIsAbsent
         let trie = SourceTrie()
@@ -24,7 +26,8 @@ final class FilterCapture {
             inputs.append(FieldInput(sink))
         }
         self.inputs = inputs
-        // Nothing below is alone with its events (they are shared with the mapping): no skipping inside yajl.
+        var terminals = [Bool](repeating: false, count: inputs.count)
+        trie.markAlone(alone, &terminals)  // (the inputs keep their values whole: they skip nothing)
         consumer = trie.consumer(inputs: inputs, skip: skip)
     }
 

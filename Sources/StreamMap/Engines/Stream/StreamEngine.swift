@@ -40,37 +40,56 @@ public struct StreamEngine: RecordEngine {
         self.mutation = mutation
     }
 
-    /// Gives this copy of the engine sinks of its own before it uses them.
     /// Records and containers this copy of the engine copied verbatim (`VerbatimCopier`), for the tests.
     var verbatimCopies: Int { plan?.copier.copies ?? 0 }
 
+    /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
         if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, filter: filter, mutation: mutation) }  // (nil too)
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
-        if let types = plan!.verbatimTypes,
-           let text = plan!.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
+        return mapWhole(record, into: &writer)
+    }
+
+    /// A whole record: the filter first, from a parse of its own that skips what it does not read (a record it
+    /// drops is not mapped at all); then the mapping — a verbatim copy when the mapping copies the record as it
+    /// is, else a parse that skips what the mapping does not read. Both parses give yajl's verdict on the whole
+    /// record, whatever they skip, so a syntax error is reported by the first exactly as by one shared parse.
+    private func mapWhole(_ record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
+        let plan = plan.unsafelyUnwrapped
+        if let capture = plan.capture {
+            let parser = plan.filterParser(options: parserOptions)
+            capture.reset()
+            do {
+                try parser.feed(record)
+                try parser.finish()
+            } catch {
+                return .rejected(.syntax(Self.syntaxError(error)))
+            }
+            guard parser.completed else { return Self.noValue(record.count) }
+            if !capture.keeps() { return .filtered }
+        }
+        if let types = plan.verbatimTypes,
+           let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
             writer.writeRaw(text)
             return .mapped(warnings: [])
         }
-        let parser = plan!.wholeRecordParser(options: parserOptions)
-        plan!.capture?.reset()
+        let parser = plan.wholeRecordParser(options: parserOptions)
         do {
             try parser.feed(record)
             try parser.finish()
         } catch {
             return .rejected(.syntax(Self.syntaxError(error)))
         }
-        return outcome(parser, recordLength: record.count, into: &writer)
+        return Self.outcome(parser, root: plan.root, capture: nil, recordLength: record.count, into: &writer)
     }
 
     public mutating func beginRecord() {
         ensureUniquePlan()
-        parser = StreamParser(root: plan!.eventRoot, options: parserOptions, skip: plan!.skip, memory: plan!.yajlMemory,
-                              copier: plan!.copier)
-        plan!.capture?.reset()
+        parser = nil
+        recordOpen = true
         failure = nil
         held.removeAll(keepingCapacity: true)
         scanner = TokenBoundaryScanner()
@@ -78,25 +97,29 @@ public struct StreamEngine: RecordEngine {
         incremental = false
     }
 
+    private var recordOpen = false
     private var fed = 0
-    /// Pieces are collected until the record ends (then yajl parses it in one call, with no extra scan) or grows
-    /// past `Self.collectLimit`; from then on they are fed as they come, cut at token boundaries.
+    /// Pieces are collected until the record ends (then it is mapped whole, as by `map(record:into:)`) or grows
+    /// past `Self.collectLimit`; from then on they are fed to a parser as they come, cut at token boundaries —
+    /// with a filter, one parse shared by the mapping and the filter, which then skip nothing inside yajl.
     private var incremental = false
     static let collectLimit = 1 << 18
 
     public mutating func continueRecord(_ part: UnsafeRawBufferPointer) {
-        guard failure == nil, let parser else { return }
+        guard failure == nil, recordOpen else { return }
         fed += part.count
         if !incremental {
             held.append(contentsOf: part)
             guard held.count > Self.collectLimit else { return }
             incremental = true
+            let parser = plan!.incrementalParser(options: parserOptions)
+            self.parser = parser
             let pending = held
             held.removeAll(keepingCapacity: true)
             pending.withUnsafeBytes { feedAtTokenBoundary($0, parser) }
             return
         }
-        feedAtTokenBoundary(part, parser)
+        feedAtTokenBoundary(part, parser!)
     }
 
     private mutating func feedAtTokenBoundary(_ part: UnsafeRawBufferPointer, _ parser: StreamParser) {
@@ -120,18 +143,13 @@ public struct StreamEngine: RecordEngine {
     public mutating func endRecord(into writer: inout JSONWriter) -> RecordOutcome {
         defer {
             parser = nil
+            recordOpen = false
             held.removeAll(keepingCapacity: held.count <= 1 << 20)
         }
-        guard let parser else { return .rejected(.noOutput(warnings: [])) }
-        if !incremental, failure == nil, let types = plan!.verbatimTypes {
-            // The whole record was collected: copied verbatim when it can be, as `map(record:into:)` does.
-            let copied = held.withUnsafeBytes { record -> Bool in
-                guard let text = plan!.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types)
-                else { return false }
-                writer.writeRaw(text)
-                return true
-            }
-            if copied { return .mapped(warnings: []) }
+        guard recordOpen else { return .rejected(.noOutput(warnings: [])) }
+        guard let parser else {
+            // The whole record was collected.
+            return held.withUnsafeBytes { mapWhole($0, into: &writer) }
         }
         if failure == nil {
             do {
@@ -142,18 +160,23 @@ public struct StreamEngine: RecordEngine {
             }
         }
         if let failure { return .rejected(.syntax(Self.syntaxError(failure))) }
-        return outcome(parser, recordLength: fed, into: &writer)
+        let (root, capture) = plan!.incrementalConsumers
+        return Self.outcome(parser, root: root, capture: capture, recordLength: fed, into: &writer)
     }
 
     private static func syntaxError(_ error: any Error) -> JSONSyntaxError {
         error as? JSONSyntaxError ?? JSONSyntaxError(byteOffset: 0, message: "\(error)")
     }
 
-    private func outcome(_ parser: StreamParser, recordLength: Int, into writer: inout JSONWriter) -> RecordOutcome {
-        guard parser.completed else {
-            return .rejected(.syntax(JSONSyntaxError(byteOffset: recordLength, message: "no JSON value")))
-        }
-        if let capture = plan!.capture, !capture.keeps() { return .filtered }
+    private static func noValue(_ recordLength: Int) -> RecordOutcome {
+        .rejected(.syntax(JSONSyntaxError(byteOffset: recordLength, message: "no JSON value")))
+    }
+
+    private static func outcome(
+        _ parser: StreamParser, root: ValueSink, capture: FilterCapture?, recordLength: Int, into writer: inout JSONWriter
+    ) -> RecordOutcome {
+        guard parser.completed else { return noValue(recordLength) }
+        if let capture, !capture.keeps() { return .filtered }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
         guard root.kind != .absent else { return .rejected(.noOutput(warnings: root.errors)) }
         writer.writeRaw(root.output.bytes)
@@ -165,10 +188,9 @@ public struct StreamEngine: RecordEngine {
 /// parser's yajl handles recycle.
 final class CompiledPlan {
     let skip: ParseSkip
-    /// The mapping's sink.
+    /// The mapping's sink, alone with its events (it skips inside yajl what it does not read).
     let root: ValueSink
-    /// What the parser hands the events to: the mapping's sink, or it and the filter's capture.
-    let eventRoot: EventConsumer
+    /// The filter's capture, alone with the events of a parse of its own (`StreamEngine.mapWhole`).
     let capture: FilterCapture?
     let yajlMemory = YajlMemory()
     /// Copies records and containers verbatim: each record, when the mapping copies it whole and as it is
@@ -177,20 +199,26 @@ final class CompiledPlan {
     let copier = VerbatimCopier()
     /// Set when the mapping copies each record whole and as it is: the types it must have (nil: any).
     let verbatimTypes: JSONTypeSet??
-    /// The parser of whole records (`StreamEngine.map(record:into:)`), restarted for each: a record costs no
-    /// parser object (the engine's record-in-pieces API makes its own, which may be in use meanwhile).
+    /// The parsers of whole records, restarted for each: a record costs no parser object.
     private var reusableParser: StreamParser?
+    private var reusableFilterParser: StreamParser?
+    private let mapper: Mapper
+    private let filter: RecordFilter?
+    private let mutation: StreamMutation?
+    /// For records fed as they come with a filter: the mapping and the filter sharing one parse (compiled at the
+    /// first such record).
+    private var shared: (root: ValueSink, capture: FilterCapture, events: FanOut)?
 
     init(_ mapper: Mapper, filter: RecordFilter? = nil, mutation: StreamMutation?) {
         let skip = ParseSkip.allocate()
         self.skip = skip
-        // With a filter, the mapping shares its events with the capture, so it may not skip inside yajl.
-        let root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: filter == nil)
+        self.mapper = mapper
+        self.filter = filter
+        self.mutation = mutation
+        let root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: true)
         self.root = root
-        let capture = filter.map { FilterCapture($0, skip: skip, nullIsAbsent: mutation == .filterTakesNullForAbsent) }
-        self.capture = capture
-        self.eventRoot = capture.map { FanOut([root, $0.consumer]) } ?? root
-        if filter == nil, mutation == nil, let copy = root as? CopySink, let types = copy.verbatimCopyTypes {
+        capture = filter.map { FilterCapture($0, skip: skip, alone: true, nullIsAbsent: mutation == .filterTakesNullForAbsent) }
+        if mutation == nil, let copy = root as? CopySink, let types = copy.verbatimCopyTypes {
             verbatimTypes = .some(types)
         } else {
             verbatimTypes = nil
@@ -198,13 +226,53 @@ final class CompiledPlan {
     }
 
     func wholeRecordParser(options: JSONParserOptions) -> StreamParser {
-        if let parser = reusableParser, parser.parses(as: options) {
+        Self.reuse(&reusableParser, options) { StreamParser(root: root, options: options, skip: skip, memory: yajlMemory, copier: copier) }
+    }
+
+    func filterParser(options: JSONParserOptions) -> StreamParser {
+        Self.reuse(&reusableFilterParser, options) {
+            StreamParser(root: capture!.consumer, options: options, skip: skip, memory: yajlMemory, copier: copier)
+        }
+    }
+
+    private static func reuse(_ parser: inout StreamParser?, _ options: JSONParserOptions, make: () -> StreamParser) -> StreamParser {
+        if let parser, parser.parses(as: options) {
             parser.restart()
             return parser
         }
-        let parser = StreamParser(root: eventRoot, options: options, skip: skip, memory: yajlMemory, copier: copier)
-        reusableParser = parser
-        return parser
+        let made = make()
+        parser = made
+        return made
+    }
+
+    /// The consumers of a record fed as it comes: the mapping alone, or with a filter the mapping and the capture
+    /// sharing the events (neither may skip inside yajl what the other reads).
+    var incrementalConsumers: (root: ValueSink, capture: FilterCapture?) {
+        guard filter != nil else { return (root, nil) }
+        let shared = sharedConsumers()
+        return (shared.root, shared.capture)
+    }
+
+    /// A new parser for a record fed as it comes (its consumers' values reset).
+    func incrementalParser(options: JSONParserOptions) -> StreamParser {
+        let events: EventConsumer
+        if filter != nil {
+            let shared = sharedConsumers()
+            shared.capture.reset()
+            events = shared.events
+        } else {
+            events = root
+        }
+        return StreamParser(root: events, options: options, skip: skip, memory: yajlMemory, copier: copier)
+    }
+
+    private func sharedConsumers() -> (root: ValueSink, capture: FilterCapture, events: FanOut) {
+        if let shared { return shared }
+        let root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: false)
+        let capture = FilterCapture(filter!, skip: skip, alone: false, nullIsAbsent: mutation == .filterTakesNullForAbsent)
+        let made = (root, capture, FanOut([root, capture.consumer]))
+        shared = made
+        return made
     }
 
     deinit { skip.deallocate() }
