@@ -1,7 +1,8 @@
 /// The values a `RecordFilter` reads, captured while the record streams past: its paths walked as one tree of
 /// prefixes (`SourceTrie`, as a field's source paths are) to a materializing sink per path — only those values are
-/// built, never the record's tree. It receives the record's events alongside the mapping (through a `FanOut`), so
-/// the filter decides at the end of the record, from the same values `KeyPath.read` finds in the tree engine.
+/// built, never the record's tree. It receives the events of a parse of its own, which skips what the filter does
+/// not read (or, for a record fed as it comes, the mapping's events through a `FanOut`), and the filter decides
+/// at the end of the record, from the same values `KeyPath.read` finds in the tree engine.
 final class FilterCapture {
     let filter: RecordFilter
     /// Receives the record's events.

@@ -7,8 +7,8 @@
 public struct StreamEngine: RecordEngine {
     /// The mapper every record goes through (compiled into the engine's plan at the first record).
     public let mapper: Mapper
-    /// Records this filter drops are not written (`RecordOutcome.filtered`). The values it reads are captured as
-    /// the record streams past (`FilterCapture`); the record's tree is never built.
+    /// Records this filter drops are not written (`RecordOutcome.filtered`), nor mapped: the values it reads are
+    /// captured from a parse of the record that skips the rest (`FilterCapture`); the record's tree is never built.
     public let filter: RecordFilter?
     /// Limits for parsing each record (nesting depth); `allowMultipleValues` is always off (one value per record).
     public var parserOptions: JSONParserOptions
