@@ -10,6 +10,17 @@ import Testing
 @_spi(Fuzzing) @testable import StreamMap
 import StreamMapTestSupport
 
+/// `record` mapped by `stream` whole (`size` 0) or through the record-in-pieces API in pieces of `size` bytes.
+func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf size: Int) -> (RecordOutcome, JSONWriter) {
+    var out = JSONWriter()
+    guard size > 0 else { return (record.withUnsafeBytes { stream.map(record: $0, into: &out) }, out) }
+    stream.beginRecord()
+    for start in stride(from: 0, to: record.count, by: size) {
+        record[start..<min(start + size, record.count)].withUnsafeBytes { stream.continueRecord($0) }
+    }
+    return (stream.endRecord(into: &out), out)
+}
+
 @Suite struct VerbatimCopyTests {
     func copy(_ text: String, maximumDepth: Int = 10_000, portable: Bool = false) -> String? {
         Array(text.utf8).withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: maximumDepth, portable: portable) }
@@ -124,20 +135,16 @@ import StreamMapTestSupport
         var records: [[UInt8]] = SkipperCases.valid.map { Array($0.utf8) } + SkipperCases.allInvalid.map(\.1)
         records += [#"{"a":1,"a":2}"#, #"{"a":{"b":1,"\u0062":2}}"#, " [1, 2] ", "7", #""text""#, #"{"a":1} x"#, "01", "0 1"]
             .map { Array($0.utf8) }
-        var tree = TreeEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
         var stream = StreamEngine(mapper: mapper)
         var expectedCopies = 0
         for record in records {
-            var treeOut = JSONWriter(), wholeOut = JSONWriter(), piecesOut = JSONWriter()
+            var treeOut = JSONWriter()
             let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &treeOut) }
             let before = stream.verbatimCopies
-            let whole = record.withUnsafeBytes { stream.map(record: $0, into: &wholeOut) }
+            let (whole, wholeOut) = mapRecord(record, with: &stream, inPiecesOf: 0)
             let copied = stream.verbatimCopies - before
-            stream.beginRecord()
-            for start in stride(from: 0, to: record.count, by: 3) {
-                record[start..<min(start + 3, record.count)].withUnsafeBytes { stream.continueRecord($0) }
-            }
-            let pieces = stream.endRecord(into: &piecesOut)
+            let (pieces, piecesOut) = mapRecord(record, with: &stream, inPiecesOf: 3)
             let text = EngineFuzzing.printable(record)
             #expect("\(whole)" == "\(treeOutcome)", "\(text)")
             #expect("\(pieces)" == "\(treeOutcome)", "\(text)")
@@ -201,23 +208,13 @@ import StreamMapTestSupport
     }
 
     static func expectSame(_ mapper: Mapper, _ name: String, _ records: [[UInt8]], pieces: [Int]) -> Int {
-        var tree = TreeEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
         var stream = StreamEngine(mapper: mapper)
         for record in records {
             var treeOut = JSONWriter()
             let expected = record.withUnsafeBytes { tree.map(record: $0, into: &treeOut) }
             for size in pieces {
-                var out = JSONWriter()
-                let outcome: RecordOutcome
-                if size == 0 {
-                    outcome = record.withUnsafeBytes { stream.map(record: $0, into: &out) }
-                } else {
-                    stream.beginRecord()
-                    for start in stride(from: 0, to: record.count, by: size) {
-                        record[start..<min(start + size, record.count)].withUnsafeBytes { stream.continueRecord($0) }
-                    }
-                    outcome = stream.endRecord(into: &out)
-                }
+                let (outcome, out) = mapRecord(record, with: &stream, inPiecesOf: size)
                 let text = EngineFuzzing.printable(Array(record.prefix(300)))
                 #expect("\(outcome)" == "\(expected)", "\(name), pieces of \(size): \(text)")
                 #expect(out.bytes == treeOut.bytes, "\(name), pieces of \(size): \(text)")
@@ -274,7 +271,7 @@ import StreamMapTestSupport
     func filteredRecordsGetTheTreeEnginesVerdict(mapping: String) throws {
         let mapper = VerbatimMemberCopyTests.mappers.first { $0.0 == mapping }!.1
         let filter = try RecordFilter(#"lang == "en" || id == 5"#)
-        var tree = TreeEngine(mapper: mapper, filter: filter)
+        let tree = TreeEngine(mapper: mapper, filter: filter)
         var stream = StreamEngine(mapper: mapper, filter: filter)
         var kept = 0
         for record in Self.records() {
@@ -282,17 +279,7 @@ import StreamMapTestSupport
             let expected = record.withUnsafeBytes { tree.map(record: $0, into: &treeOut) }
             if case .mapped = expected { kept += 1 }
             for size in [0, 7, 4096] {
-                var out = JSONWriter()
-                let outcome: RecordOutcome
-                if size == 0 {
-                    outcome = record.withUnsafeBytes { stream.map(record: $0, into: &out) }
-                } else {
-                    stream.beginRecord()
-                    for start in stride(from: 0, to: record.count, by: size) {
-                        record[start..<min(start + size, record.count)].withUnsafeBytes { stream.continueRecord($0) }
-                    }
-                    outcome = stream.endRecord(into: &out)
-                }
+                let (outcome, out) = mapRecord(record, with: &stream, inPiecesOf: size)
                 let text = EngineFuzzing.printable(Array(record.prefix(200)))
                 #expect("\(outcome)" == "\(expected)", "\(mapping), pieces of \(size): \(text)")
                 #expect(out.bytes == treeOut.bytes, "\(mapping), pieces of \(size): \(text)")
