@@ -129,6 +129,7 @@ class YajlParserBase: YajlCallbackTarget {
         yajl_free(handle)
         objectLevels?.deallocate()
         priming?.deallocate()
+        copyBackoff?.deallocate()
     }
 
     @exclusivity(unchecked) private var strict = StrictJSONScanner()
@@ -345,7 +346,7 @@ class YajlParserBase: YajlCallbackTarget {
 
     /// Called from a container's start callback (after `enter(object:)`) when its consumer copies it as it is:
     /// when the container's bracket was lexed from the bytes in hand, the skipper vouches for the whole container
-    /// and `copier` finds no duplicate key in it, and it makes at least `skipAheadMinimum` bytes (and 8 a level
+    /// and `copier` finds no duplicate key in it, and it makes at least `copyAheadMinimum` bytes (and 8 a level
     /// of nesting), returns the canonical text of its inside and stops yajl there: the callback returns false,
     /// and `parse` goes on at the container's closing bracket (with yajl's state rebuilt as after a skipped
     /// member), whose event then ends the copy. Else nil, and yajl goes on inside the container as before.
@@ -362,6 +363,7 @@ class YajlParserBase: YajlCallbackTarget {
         // Elements of an array are alike: after a short one, the next few are not tried (object members differ).
         let inArray = depth > 1 && !objectLevels.unsafelyUnwrapped[depth - 1]
         let slot = depth & (Self.backoffSlots - 1)
+        let copyBackoff = self.copyBackoff ?? allocateCopyBackoff()
         if inArray && copyBackoff[slot].wait > 0 {
             copyBackoff[slot].wait -= 1
             copyBarrier = depth  // (nor what is inside it)
@@ -386,8 +388,17 @@ class YajlParserBase: YajlCallbackTarget {
 
     /// Per depth (modulo `backoffSlots`), for array elements: container starts `copiesAhead` lets pass before it
     /// tries again, and how many it let pass last time (doubled at each element found too short, 0 after a copy).
-    @exclusivity(unchecked) private var copyBackoff = [(wait: UInt8, span: UInt8)](repeating: (0, 0), count: backoffSlots)
+    /// (Allocated at the first try: most parsers never copy.)
+    @exclusivity(unchecked) private var copyBackoff: UnsafeMutablePointer<(wait: UInt8, span: UInt8)>?
     private static let backoffSlots = 64
+
+    @inline(never)
+    private func allocateCopyBackoff() -> UnsafeMutablePointer<(wait: UInt8, span: UInt8)> {
+        let slots = UnsafeMutablePointer<(wait: UInt8, span: UInt8)>.allocate(capacity: Self.backoffSlots)
+        slots.initialize(repeating: (0, 0), count: Self.backoffSlots)
+        copyBackoff = slots
+        return slots
+    }
 
     /// The depth of the innermost container that could not be copied (`copiesAhead`); `Int.max`: none.
     @exclusivity(unchecked) private var copyBarrier = Int.max

@@ -99,7 +99,7 @@ final class CopySink: ValueSink {
         self.checksDuplicates = !keepFirstDuplicate || renamer != nil
         self.renamer = renamer
         self.renamesDeep = renamesDeep
-        self.copiesVerbatim = renamer == nil && (!keepFirstDuplicate || renamer != nil)
+        self.copiesVerbatim = renamer == nil && !keepFirstDuplicate
         super.init(mapper)
     }
 
