@@ -20,7 +20,9 @@
 // engine must produce the same output bytes and the same outcome (errors compared byte for byte); the tree engine
 // must too when fed in pieces; a rejected record must write nothing, a mapped one must write one canonical JSON
 // value. From the record's start and its first 32 `{`, `[` and `"`, the validating skipper must also pass exactly
-// the values yajl and the strict scanner accept, ending where they end (`ValueSkipperCheck`).
+// the values yajl and the strict scanner accept, ending where they end (`ValueSkipperCheck`); the record projector
+// must project exactly the records they accept whole, with exactly their events less the members it drops
+// (`RecordProjectionCheck`, under a plan of keys taken from the record).
 
 @_spi(Fuzzing) import StreamMap
 
@@ -143,6 +145,7 @@ public enum EngineFuzzing {
             if let report = verify(record, variants, c, i, &tree, &stream) { return report }
             if let report = checkSkipper(record, c, i) { return report }
             if let report = checkVerbatimCopy(record, c, i) { return report }
+            if let report = checkProjection(record, c, i) { return report }
             // Mode bits 5 and 6: the first record again after 300 000 spaces, in pieces (the first piece ends with
             // the padding). Only the first, and only in a quarter of the inputs: the padding costs milliseconds.
             if c.mode & 0x60 == 0x60 && i == 0 {
@@ -172,6 +175,34 @@ public enum EngineFuzzing {
                 }
             }
             return nil
+        }
+    }
+
+    /// The record projector against the parser (`RecordProjectionCheck`), under a plan made of keys that occur in
+    /// the record (its strings without escapes), some with plans of their own, chosen by the case's seed.
+    static func checkProjection(_ record: [UInt8], _ c: Case, _ i: Int) -> String? {
+        var names: [String] = []
+        var at = 0
+        while at < record.count, names.count < 16 {
+            guard record[at] == 0x22, let end = record[(at + 1)...].firstIndex(where: { $0 == 0x22 || $0 == 0x5C }) else {
+                at += 1
+                continue
+            }
+            if record[end] == 0x22 { names.append(String(decoding: record[(at + 1)..<end], as: UTF8.self)) }
+            at = end + 1
+        }
+        var r = Rand(seed: c.seed &+ UInt64(i) &* 0x9E37_79B9)
+        func plan(_ depth: Int) -> RecordProjectionCheck.Plan {
+            .init((0..<r.int(0...5)).map { _ in
+                (names.isEmpty || r.percent(10) ? "id" : r.pick(names), depth < 3 && r.percent(35) ? plan(depth + 1) : nil)
+            })
+        }
+        let p = plan(0)
+        return record.withUnsafeBytes { bytes in
+            guard let divergence = RecordProjectionCheck.divergence(bytes, plan: p, maximumDepth: c.options.maximumDepth) else { return nil }
+            return "StreamMap fuzz: the record projector differs from the parser: \(divergence)\n"
+                + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), max depth \(c.options.maximumDepth), record \(i)\n"
+                + "  plan: \(p.keys.map(\.key))\n  bytes: \(printable(record))"
         }
     }
 

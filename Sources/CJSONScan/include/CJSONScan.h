@@ -2,6 +2,7 @@
 #define CJSONSCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// The SIMD kernel of StreamMap's strict scanner (Sources/StreamMap/JSON/StrictJSON.swift): how many leading
 /// bytes of `p[0..<n]` are plainly fine, so that the scanner can skip them.
@@ -67,4 +68,35 @@ void cjsonscan_copier_free(cjsonscan_copier *copier);
 ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out);
 /// `cjsonscan_canonical_copy` without SIMD, for the tests and the fuzz target.
 ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out);
+/// A projection plan (Project.c): which members of a record's objects a mapping reads. Node 0 (the first one
+/// added) is the record itself; each node is an object of which only the members of its keys are kept: a key's member is kept whole
+/// (`child` -1), or, when its value is an object, projected by node `child` (any other value is kept whole). Build
+/// it with `cjsonscan_projection_add_node` and `_add_key`, then `_seal` it once; free it with `_free`. NULL when
+/// memory runs out.
+typedef struct cjsonscan_projection cjsonscan_projection;
+cjsonscan_projection *cjsonscan_projection_new(void);
+void cjsonscan_projection_free(cjsonscan_projection *plan);
+/// A new node's index, or -1 (out of memory, or the plan is sealed).
+int32_t cjsonscan_projection_add_node(cjsonscan_projection *plan);
+/// Adds a key to `node` (of `length` bytes, as decoded: keys written with escapes in a record are not matched,
+/// and such a record is not projected). A key added twice to a node keeps its first child. Returns 0 when it
+/// cannot (out of memory, a bad node or child, or the plan is sealed): the plan then projects nothing.
+int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const unsigned char *key, size_t length,
+                                 int32_t child);
+/// Builds the lookup tables. Returns 0 when the plan is unusable (then `cjsonscan_project` always answers -1).
+int cjsonscan_projection_seal(cjsonscan_projection *plan);
+
+/// The record projector. `p[0..<n]` is one record whose bytes the strict scanner has accepted. When yajl 2.1
+/// (with StreamMap's flags) would accept it whole — one object, optional whitespace around it, nesting at most
+/// `max_depth` levels (never more than 4096) — writes to `out` the record with only the members `plan` keeps, in
+/// their order (duplicates too), each as its bytes in the record, and returns the projection's length (at most
+/// `n`; `out` needs room for `n + 64` bytes). The projection is valid JSON and yields exactly the events of the
+/// record's kept members. Returns -1 otherwise: any syntax error (what `cjsonscan_skip_value` checks), a root that
+/// is not an object, a key written with an escape in an object the plan filters, nesting deeper than the
+/// limits, or filtered objects nested more than 64 deep — the caller then parses the record as before.
+ptrdiff_t cjsonscan_project(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
+                            unsigned char *out);
+/// `cjsonscan_project` without SIMD or carry-less multiplication, for the tests and the fuzz target.
+ptrdiff_t cjsonscan_project_portable(const cjsonscan_projection *plan, const unsigned char *p, size_t n,
+                                     size_t max_depth, unsigned char *out);
 #endif

@@ -202,6 +202,19 @@ class YajlParserBase: YajlCallbackTarget {
         try check(parse(bytes, count: chunk.count), chunk: bytes, count: chunk.count)
     }
 
+    /// `feed` for bytes the strict scanner has accepted already, as part of the text they were taken from (a
+    /// record's projection, `RecordProjector`): yajl alone parses them.
+    final func feedScanned(_ chunk: UnsafeRawBufferPointer) throws {
+        try exclusively {
+            guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+            copyBarrier = .max
+            let bytes = base.assumingMemoryBound(to: UInt8.self)
+            let consumedBefore = consumedBeforeChunk
+            defer { consumedBeforeChunk = consumedBefore + chunk.count }
+            try check(parse(bytes, count: chunk.count), chunk: bytes, count: chunk.count)
+        }
+    }
+
     final func finish() throws { try exclusively { try check(yajl_complete_parse(handle), chunk: nil, count: 0) } }
 
     private func check(_ status: yajl_status, chunk: UnsafePointer<UInt8>?, count: Int) throws {

@@ -56,6 +56,12 @@ class EventConsumer {
     func next(_ e: JSONEvent) throws -> Bool { fatalError("abstract") }
     /// Forget any value seen so far: what this consumer reads is absent again (a later duplicate key).
     func resetFound() {}
+
+    /// What a record projection (`RecordProjector`) must keep of this consumer's value: nil — all of it (the
+    /// default); else a node added to `builder` whose keys name the only members of an object value this consumer
+    /// acts on. Only a consumer that receives its events alone (`parseSkip` set) and skips the other members
+    /// without changing any state on them may answer a node — what `ParseSkip.filterKeys` asks of it too.
+    func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { nil }
 }
 
 /// An unretained reference to a consumer that the compiled plan keeps alive: following it per event costs no
@@ -301,6 +307,15 @@ final class RouteNode: EventConsumer {
 
     override func resetFound() { for r in childRefs { r.resetFound() } }
 
+    /// An object's members are filtered by `keys` (an array is walked by index: kept whole).
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? {
+        guard parseSkip != nil, let node = builder.addNode() else { return nil }
+        for (i, key) in keys.keys.enumerated() {
+            builder.addKey(key, to: node, child: children[i].projectionNode(in: &builder))
+        }
+        return node
+    }
+
     override func start(_ e: JSONEvent) throws -> Bool {
         current = nil
         pending = nil
@@ -398,6 +413,21 @@ final class KeyChain: EventConsumer {
     }
 
     override func resetFound() { end.resetFound() }
+
+    /// One node per step, each with its one key; the last key's member is what the end consumer keeps of it.
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? {
+        guard parseSkip != nil else { return nil }
+        var nodes: [Int32] = []
+        for _ in filters {
+            guard let node = builder.addNode() else { return nil }
+            nodes.append(node)
+        }
+        let last = endConsumer.projectionNode(in: &builder)
+        for (step, filter) in filters.enumerated() {
+            builder.addKey(filter.table.keys[0], to: nodes[step], child: step + 1 < nodes.count ? nodes[step + 1] : last)
+        }
+        return nodes.first
+    }
 
     override func start(_ e: JSONEvent) throws -> Bool {
         current = nil

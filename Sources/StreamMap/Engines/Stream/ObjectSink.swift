@@ -9,6 +9,7 @@ final class FieldInput: EventConsumer {
     }
     override func next(_ e: JSONEvent) throws -> Bool { try sink.next(e) }
     override func resetFound() { found = false }
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { sink.projectionNode(in: &builder) }
 }
 
 /// `object(mapping)`, streamed: keys are matched as raw bytes, unread subtrees are skipped without allocating,
@@ -248,6 +249,15 @@ final class ObjectSink: ValueSink {
     }
 
     deinit { passThrough.deallocate() }
+
+    /// Members of no source path are skipped (when they are dropped); the others are what their routes keep.
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? {
+        guard !keepUnmapped, parseSkip != nil, let node = builder.addNode() else { return nil }
+        for (i, key) in routeKeys.keys.enumerated() {
+            builder.addKey(key, to: node, child: routes[i].projectionNode(in: &builder))
+        }
+        return node
+    }
 
     override func startContainer(_ e: JSONEvent) throws -> Bool {
         if case .startArray = e {

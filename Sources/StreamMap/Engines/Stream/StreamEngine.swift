@@ -42,6 +42,8 @@ public struct StreamEngine: RecordEngine {
 
     /// Records and containers this copy of the engine copied verbatim (`VerbatimCopier`), for the tests.
     var verbatimCopies: Int { plan?.copier.copies ?? 0 }
+    /// Records this copy of the engine projected before parsing them (`RecordProjector`), for the tests.
+    var projections: Int { plan?.projector?.projections ?? 0 }
 
     /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
@@ -75,6 +77,18 @@ public struct StreamEngine: RecordEngine {
            let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
             writer.writeRaw(text)
             return .mapped(warnings: [])
+        }
+        if let projector = plan.projector,
+           let projected = projector.project(record, maximumDepth: parserOptions.maximumDepth) {
+            // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
+            let parser = plan.wholeRecordParser(options: parserOptions)
+            do {
+                try parser.feedScanned(projected)
+                try parser.finish()
+                return Self.outcome(parser, root: plan.root, capture: nil, recordLength: record.count, into: &writer)
+            } catch {
+                // (A consumer's own error: the record is parsed whole below, which reports it as it always did.)
+            }
         }
         let parser = plan.wholeRecordParser(options: parserOptions)
         do {
@@ -199,6 +213,8 @@ final class CompiledPlan {
     let copier = VerbatimCopier()
     /// Set when the mapping copies each record whole and as it is: the types it must have (nil: any).
     let verbatimTypes: JSONTypeSet??
+    /// Set when the mapping reads only some members of a record's objects: what yajl parses of each record.
+    let projector: RecordProjector?
     /// The parsers of whole records, restarted for each: a record costs no parser object.
     private var reusableParser: StreamParser?
     private var reusableFilterParser: StreamParser?
@@ -223,6 +239,7 @@ final class CompiledPlan {
         } else {
             verbatimTypes = nil
         }
+        projector = RecordProjector(root: root)
     }
 
     func wholeRecordParser(options: JSONParserOptions) -> StreamParser {

@@ -180,6 +180,8 @@ final class DateNumberSink: ValueSink {
 final class NotNullSink: ValueSink {
     let inner: ValueSink
     override var handling: StreamHandling { inner.handling }
+    /// A container goes to the inner sink whole.
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { inner.projectionNode(in: &builder) }
     init(_ mapper: Mapper, inner: ValueSink) {
         self.inner = inner
         super.init(mapper)
@@ -201,6 +203,8 @@ final class NotNullSink: ValueSink {
 final class NonFatalSink: ValueSink {
     let inner: ValueSink
     override var handling: StreamHandling { inner.handling }
+    /// A container goes to the inner sink whole.
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { inner.projectionNode(in: &builder) }
     let fallback: Fallback?
     init(_ mapper: Mapper, inner: ValueSink, fallback: Fallback?) {
         self.inner = inner
@@ -224,6 +228,8 @@ final class NonFatalSink: ValueSink {
 final class PolicySink: ValueSink {
     let inner: ValueSink
     override var handling: StreamHandling { inner.handling }
+    /// A container goes to the inner sink whole.
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { inner.projectionNode(in: &builder) }
     let policy: FieldPolicy
     init(_ mapper: Mapper, inner: ValueSink, policy: FieldPolicy) {
         self.inner = inner

@@ -1,0 +1,238 @@
+// The record projector's body (see SkipValue.c, which includes it once per variant after SkipValueBody.h and
+// defines `V(block_stops)`, and include/CJSONScan.h for the contract).
+//
+// One walk over the record with the skipper's grammar (SkipValueBody.h: brackets that balance and match, commas,
+// colons, string keys, the number grammar, literals, escapes, no raw control byte in a string, whitespace of
+// space, tab, LF and CR, the nesting limit), as a state machine whose states are labels. Strings, the most
+// frequent token, are crossed with a bit mask per 64-byte block of the record — its quotes, backslashes and
+// control bytes (`V(block_stops)`), computed once per block however many strings the block holds — so a short
+// string costs a shift and a count of trailing zeros.
+//
+// The objects the plan filters (the record and, inside it, the object values of keys with a child node) are
+// walked member by member: each key is looked up in its node; a member whose key is there is copied — from its
+// key's opening quote to the end of its value — once its value has been walked, with a comma between kept
+// members and the object's braces around them; a member whose key leads to another node, with an object value,
+// is written as its key and the projection of that object.
+
+#ifndef PROJECT_LEVELS
+#define PROJECT_LEVELS 64
+#define PROJECT_NONE ((size_t)-1)
+#endif
+
+/// The escape whose backslash is at `i`: the index just past it, or 0 (as `skip_string` reads escapes).
+static size_t V(skip_escape)(const unsigned char *p, size_t i, size_t n) {
+    if (i + 1 >= n) return 0;
+    size_t length = escape_length[p[i + 1]];
+    if (length == 0 || i + length > n) return 0;
+    for (size_t k = i + 2; k < i + length; k++) if (!hex_digits[p[k]]) return 0;
+    return i + length;
+}
+
+/// The string whose body starts at `i`: the index just past its closing quote, or 0 (an invalid escape, a control
+/// byte, the end of the bytes — or any escape when `plain` is set). `block`/`stops`: the block whose stop mask is
+/// at hand.
+static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned char *p, size_t n, size_t i,
+                                                                  size_t *block, uint64_t *stops, int plain) {
+    for (;;) {
+        size_t b = i >> 6;
+        if (__builtin_expect(b != *block, 0)) {
+            *block = b;
+            *stops = V(block_stops)(p, n, b << 6);
+        }
+        uint64_t m = *stops >> (i & 63);
+        if (!m) {
+            i = (b + 1) << 6;
+            if (i >= n) return 0;
+            continue;
+        }
+        i += (size_t)__builtin_ctzll(m);
+        if (i >= n) return 0;
+        unsigned char c = p[i];
+        if (__builtin_expect(c == '"', 1)) return i + 1;
+        if (c != '\\' || plain || i + 6 > n) {
+            // A control byte, an escape where none may be, or one near the end (the slow way).
+            if (c != '\\' || plain) return 0;
+            i = V(skip_escape)(p, i, n);
+            if (i == 0) return 0;
+            continue;
+        }
+        // An escape: its length (2, or 6 for `\u`, whose four hex digits are checked at once), 0 if invalid.
+        size_t length = escape_length[p[i + 1]];
+        if (length == 6) length = hex_digits[p[i + 2]] & hex_digits[p[i + 3]] & hex_digits[p[i + 4]] & hex_digits[p[i + 5]] ? 6 : 0;
+        if (length == 0) return 0;
+        i += length;
+    }
+}
+
+static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
+                            unsigned char *out) {
+    if (!plan || !plan->sealed || plan->failed || plan->node_count == 0) return -1;
+    struct {
+        size_t depth;         // the filtered object's own nesting level
+        size_t member_start;  // the key's opening quote of the member in progress when it is kept, else NONE
+        int32_t node;
+        uint32_t emitted;     // members written so far
+    } levels[PROJECT_LEVELS];
+    uint64_t objects[STACK_WORDS];  // bit d % 64 of word d / 64: the container at depth d + 1 is an object
+    size_t limit = max_depth < STACK_WORDS * 64 ? max_depth : STACK_WORDS * 64;
+    size_t depth = 0, o = 0;
+    int top = 0;
+    size_t filter_depth;  // levels[top].depth, in a register
+    size_t block = PROJECT_NONE;
+    uint64_t stops = 0;
+
+    size_t i = V(skip_whitespace)(p, 0, n);
+    if (i >= n || p[i] != '{' || limit < 1) return -1;
+    objects[0] = 1;
+    depth = 1;
+    levels[0].depth = filter_depth = 1;
+    levels[0].node = 0;
+    levels[0].emitted = 0;
+    levels[0].member_start = PROJECT_NONE;
+    out[o++] = '{';
+    i = V(skip_whitespace)(p, i + 1, n);
+    if (i >= n) return -1;
+    if (p[i] == '}') goto filtered_close;
+
+filtered_key: {
+        // In a filtered object, at a member's key.
+        if (i >= n || p[i] != '"') return -1;
+        size_t key_start = i;
+        size_t key_end = V(string_end)(p, n, i + 1, &block, &stops, 1);  // (an escaped key: not projected)
+        if (key_end == 0) return -1;
+        i = V(skip_whitespace)(p, key_end, n);
+        if (i >= n || p[i] != ':') return -1;
+        i = V(skip_whitespace)(p, i + 1, n);
+        if (i >= n) return -1;
+        const unsigned char *key = p + key_start + 1;
+        size_t key_length = key_end - key_start - 2;
+        // The key's first 8 bytes (the bytes after a short key are in the record: at least its quote, a colon
+        // and a value follow it), then its bit in the node's signature: most keys are turned down there.
+        uint64_t prefix;
+        if (key + 8 <= p + n) {
+            memcpy(&prefix, key, 8);
+            if (key_length < 8) prefix &= (1ull << (8 * key_length)) - 1;
+        } else {
+            prefix = plan_prefix(key, key_length);
+        }
+        int32_t k = -1;
+        if ((plan->nodes[levels[top].node].signature >> plan_signature_bit(prefix, key_length)) & 1)
+            k = plan_find(plan, levels[top].node, key, key_length);
+        if (k >= 0 && plan->keys[k].child >= 0 && p[i] == '{') {
+            // Descend: the key as it is, then the projection of its object.
+            if (depth >= limit || top + 1 >= PROJECT_LEVELS) return -1;
+            if (levels[top].emitted++) out[o++] = ',';
+            memcpy(out + o, p + key_start, i - key_start);
+            o += i - key_start;
+            out[o++] = '{';
+            levels[top].member_start = PROJECT_NONE;
+            objects[depth >> 6] |= 1ull << (depth & 63);
+            depth++;
+            top++;
+            levels[top].depth = filter_depth = depth;
+            levels[top].node = plan->keys[k].child;
+            levels[top].emitted = 0;
+            levels[top].member_start = PROJECT_NONE;
+            i = V(skip_whitespace)(p, i + 1, n);
+            if (i >= n) return -1;
+            if (p[i] == '}') goto filtered_close;
+            goto filtered_key;
+        }
+        levels[top].member_start = k >= 0 ? key_start : PROJECT_NONE;
+        goto value;
+    }
+
+filtered_after: {
+        // A filtered object's member has its value (which ends just before `i`).
+        size_t start = levels[top].member_start;
+        if (start != PROJECT_NONE) {
+            if (levels[top].emitted++) out[o++] = ',';
+            memcpy(out + o, p + start, i - start);
+            o += i - start;
+        }
+        i = V(skip_whitespace)(p, i, n);
+        if (i >= n) return -1;
+        if (p[i] == ',') {
+            i = V(skip_whitespace)(p, i + 1, n);
+            goto filtered_key;
+        }
+        if (p[i] != '}') return -1;
+    }
+filtered_close:
+    out[o++] = '}';
+    depth--;
+    i++;
+    if (top == 0) {
+        while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
+        return i == n ? (ptrdiff_t)o : -1;
+    }
+    top--;
+    filter_depth = levels[top].depth;
+    levels[top].member_start = PROJECT_NONE;  // (written as it went)
+    goto filtered_after;
+
+value:
+    if (i >= n) return -1;
+    switch (p[i]) {
+    case '"':
+        i = V(string_end)(p, n, i + 1, &block, &stops, 0);
+        if (i == 0) return -1;
+        goto after_value;
+    case '{':
+    case '[': {
+        if (depth >= limit) return -1;
+        int object = p[i] == '{';
+        uint64_t bit = 1ull << (depth & 63);
+        objects[depth >> 6] = object ? objects[depth >> 6] | bit : objects[depth >> 6] & ~bit;
+        depth++;
+        i = V(skip_whitespace)(p, i + 1, n);
+        if (i >= n) return -1;
+        if (p[i] == (object ? '}' : ']')) {
+            i++;
+            depth--;
+            goto after_value;
+        }
+        if (object) goto key;
+        goto value;
+    }
+    case 't':
+        i = V(skip_literal)(p, i, n, "true", 4);
+        break;
+    case 'f':
+        i = V(skip_literal)(p, i, n, "false", 5);
+        break;
+    case 'n':
+        i = V(skip_literal)(p, i, n, "null", 4);
+        break;
+    default:
+        i = V(skip_number)(p, i, n);
+        break;
+    }
+    if (i == 0) return -1;
+
+after_value:
+    if (depth == filter_depth) goto filtered_after;
+    i = V(skip_whitespace)(p, i, n);
+    if (i >= n) return -1;
+    {
+        int object = (objects[(depth - 1) >> 6] >> ((depth - 1) & 63)) & 1;
+        if (p[i] == ',') {
+            i = V(skip_whitespace)(p, i + 1, n);
+            if (object) goto key;
+            goto value;
+        }
+        if (p[i] != (object ? '}' : ']')) return -1;
+        i++;
+        depth--;
+        goto after_value;
+    }
+
+key:
+    if (i >= n || p[i] != '"') return -1;
+    i = V(string_end)(p, n, i + 1, &block, &stops, 0);
+    if (i == 0) return -1;
+    i = V(skip_whitespace)(p, i, n);
+    if (i >= n || p[i] != ':') return -1;
+    i = V(skip_whitespace)(p, i + 1, n);
+    goto value;
+}

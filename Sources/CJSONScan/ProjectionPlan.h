@@ -1,0 +1,84 @@
+// The projection plan's layout (built by Project.c, read by the projector in SkipValue.c and ProjectBody.h).
+#ifndef CJSONSCAN_PROJECTION_PLAN_H
+#define CJSONSCAN_PROJECTION_PLAN_H
+
+#include "CJSONScan.h"
+
+#include <stdint.h>
+#include <string.h>
+
+// MARK: The plan
+
+typedef struct {
+    uint32_t offset;  // in `bytes`
+    uint32_t length;
+    int32_t child;    // -1: the member is kept whole; else the node its object value is projected by
+} plan_key;
+
+typedef struct {
+    uint32_t first_key;  // in `keys` (a node's keys are contiguous there once sealed)
+    uint32_t key_count;
+    uint32_t table_offset;  // in `table`
+    uint32_t table_mask;
+    uint64_t signature;  // bit `plan_signature_bit` of each of its keys: most other keys are turned down by it
+} plan_node;
+
+struct cjsonscan_projection {
+    unsigned char *bytes;
+    size_t byte_count, byte_capacity;
+    plan_key *keys;
+    uint32_t *key_node;  // per key (in insertion order): its node
+    size_t key_count, key_capacity;
+    plan_node *nodes;
+    size_t node_count, node_capacity;
+    int32_t *table;  // per node, an open-addressing table of key indices (-1: empty)
+    size_t table_count;
+    int sealed;
+    int failed;  // memory ran out, or a key was added after sealing: the plan projects nothing
+};
+
+/// A key's bit in its node's signature: from its length and first 8 bytes (`prefix`, zero-padded).
+static inline unsigned plan_signature_bit(uint64_t prefix, size_t n) {
+    return (unsigned)(((prefix ^ (uint64_t)n) * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
+/// A key's first 8 bytes, zero-padded.
+static inline uint64_t plan_prefix(const unsigned char *k, size_t n) {
+    uint64_t a = 0;
+    memcpy(&a, k, n < 8 ? n : 8);
+    return a;
+}
+
+static inline uint64_t plan_hash(const unsigned char *k, size_t n) {
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        memcpy(&a, k, 8);
+        memcpy(&b, k + n - 8, 8);
+    } else {
+        memcpy(&a, k, n);
+    }
+    uint64_t h = a ^ (b * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n << 56) ^ n;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+/// The key index of `key` in `node`, or -1.
+static inline int32_t plan_find(const cjsonscan_projection *plan, int32_t node_index, const unsigned char *key, size_t length) {
+    const plan_node *node = &plan->nodes[node_index];
+    const int32_t *table = plan->table + node->table_offset;
+    size_t slot = plan_hash(key, length) & node->table_mask;
+    for (;;) {
+        int32_t k = table[slot];
+        if (k < 0) return -1;
+        const plan_key *candidate = &plan->keys[k];
+        if (candidate->length == length && memcmp(plan->bytes + candidate->offset, key, length) == 0) return k;
+        slot = (slot + 1) & node->table_mask;
+    }
+}
+
+
+#endif

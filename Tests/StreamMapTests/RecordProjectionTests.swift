@@ -1,0 +1,240 @@
+// The record projector (Sources/CJSONScan/ProjectBody.h, `RecordProjector`): before yajl sees a record, the
+// stream engine writes only the members its mapping reads. Held to the parser it shortcuts (`RecordProjectionCheck`:
+// a projected record must be one yajl and the strict scanner accept whole, and the projection's events exactly
+// the record's events less the dropped members) on written cases, random records and plans and mutations of them,
+// both code paths; and through the engines, where the output must stay the tree engine's.
+
+import Testing
+
+@_spi(Fuzzing) @testable import StreamMap
+import StreamMapTestSupport
+
+@Suite struct RecordProjectionTests {
+    typealias Plan = RecordProjectionCheck.Plan
+
+    /// The tweet mapping's plan: eight top-level fields and four of `user`.
+    static let tweetPlan = Plan(
+        ["id", "id_str", "created_at", "text", "retweet_count", "favorite_count", "lang", "in_reply_to_status_id"]
+            .map { ($0, nil) } + [("user", Plan([("id", nil), ("screen_name", nil), ("followers_count", nil), ("verified", nil)]))])
+
+    func project(_ text: String, _ plan: Plan = tweetPlan, maximumDepth: Int = 10_000, portable: Bool = false) -> String? {
+        Array(text.utf8).withUnsafeBytes { RecordProjectionCheck.project($0, plan: plan, maximumDepth: maximumDepth, portable: portable) }
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func divergence(_ bytes: [UInt8], _ plan: Plan = tweetPlan, maximumDepth: Int = 10_000) -> String? {
+        bytes.withUnsafeBytes { RecordProjectionCheck.divergence($0, plan: plan, maximumDepth: maximumDepth) }
+    }
+
+    @Test func keepsTheMembersThePlanNamesAsTheyAre() {
+        let record = #"{"id":1,"extra":{"a":[1,2,{"b":"c"}]},"user":{"id":2,"name":"n","screen_name":"s"},"text":"t","lang":null}"#
+        for portable in [false, true] {
+            #expect(project(record, portable: portable) == #"{"id":1,"user":{"id":2,"screen_name":"s"},"text":"t","lang":null}"#)
+        }
+        // Whitespace inside kept members stays; between members it goes.
+        #expect(project(#" { "id" : 1 ,  "x" : 2 , "text" :"a b" } "#) == #"{"id" : 1,"text" :"a b"}"#)
+        #expect(project(#"{}"#) == "{}")
+        #expect(project(#"{"x":1,"y":[]}"#) == "{}")
+        #expect(project(#"{"user":{}}"#) == #"{"user":{}}"#)
+        #expect(project(#"{"user":{"x":{"id":1}}}"#) == #"{"user":{}}"#)
+    }
+
+    @Test func duplicateKeysAreKeptInOrder() {
+        #expect(project(#"{"id":1,"x":0,"id":2,"user":{"id":3},"user":[1]}"#) == #"{"id":1,"id":2,"user":{"id":3},"user":[1]}"#)
+    }
+
+    @Test func aValueThatIsNotAnObjectIsKeptWhereThePlanDescends() {
+        #expect(project(#"{"user":"someone","id":1}"#) == #"{"user":"someone","id":1}"#)
+        #expect(project(#"{"user":[{"id":1,"x":2}]}"#) == #"{"user":[{"id":1,"x":2}]}"#)
+        #expect(project(#"{"user":null}"#) == #"{"user":null}"#)
+    }
+
+    /// A key is matched as it is written: a filtered object with a key written with an escape (read or not) is not
+    /// projected (the record is parsed whole); escapes elsewhere are fine.
+    @Test func escapesAreFineButNotInAFilteredObjectsKeys() {
+        #expect(project(#"{"id":"a\"b\u00e9\\","x":{"y\u0041":1}}"#) == #"{"id":"a\"b\u00e9\\"}"#)
+        #expect(project(#"{"user":{"\u0069d":1}}"#) == nil)  // (`id` written with an escape)
+        #expect(project(#"{"i\u0064":1}"#) == nil)
+        #expect(project(#"{"x\u0041":1}"#) == nil)
+        #expect(project(#"{"extra":{"\u0069d":1}}"#) == #"{}"#)  // (not a filtered object)
+        #expect(divergence(Array(#"{"user":{"\u0069d":1}}"#.utf8)) == nil)
+    }
+
+    @Test func recordsThatAreNotObjectsOrNotWholeAreDeclined() {
+        for text in ["[1]", "1", #""s""#, "", "   ", #"{"id":1} x"#, #"{"id":1}{}"#, #"{"id":1"#, "{", "null"] {
+            #expect(project(text) == nil, "\(text)")
+            #expect(divergence(Array(text.utf8)) == nil, "\(text)")
+        }
+        #expect(project("{\"id\":1}\r\n\t ") == #"{"id":1}"#)
+    }
+
+    /// Every invalid value of the skipper's tests, as a kept member, a dropped one, inside a filtered object and
+    /// deep inside a dropped one: declined, and never projected where the parser rejects.
+    @Test func invalidValuesAnywhereAreDeclined() {
+        for (what, value) in SkipperCases.allInvalid {
+            let records: [[UInt8]] = [
+                Array(#"{"id":"#.utf8) + value + Array("}".utf8),
+                Array(#"{"x":"#.utf8) + value + Array(#","id":1}"#.utf8),
+                Array(#"{"user":{"name":"#.utf8) + value + Array(#","id":1},"id":2}"#.utf8),
+                Array(#"{"extra":[{"a":{"b":"#.utf8) + value + Array(#"}}],"id":2}"#.utf8),
+            ]
+            for record in records {
+                #expect(divergence(record) == nil, "\(what)")
+                #expect(record.withUnsafeBytes { RecordProjectionCheck.project($0, plan: Self.tweetPlan, maximumDepth: 10_000, portable: false) } == nil,
+                        "\(what): \(EngineFuzzing.printable(record))")
+            }
+        }
+    }
+
+    /// The filtered objects' own grammar (the projector walks them itself): every way of breaking it is declined.
+    @Test func brokenFilteredObjectsAreDeclined() {
+        let broken = [
+            #"{"id" 1}"#, #"{"id";1}"#, #"{"id"::1}"#, #"{"id":1 "text":2}"#, #"{"id":1,}"#, #"{,"id":1}"#, #"{"id":1;"text":2}"#,
+            #"{"id":1}}"#, #"{"id":1]"#, #"{'id':1}"#, #"{id:1}"#, #"{"id":}"#, #"{"id"}"#, #"{"id":1,,"text":2}"#,
+            #"{"user":{"id" 1}}"#, #"{"user":{"id":1,}}"#, #"{"user":{"id":1]}"#, #"{"user":{"id":1}"#, #"{"user":{"id":1}}]"#,
+            #"{"user":{"x":1 "id":2}}"#, #"{"user":{"x":1},}"#, #"{"user"{"id":1}}"#, #"{"x":1}x"#, #"{"id":1}]"#,
+            "{\"id\"\u{0B}:1}", "{\"id\":1\u{0C}}", "{\"i\u{01}d\":1}", "{\"id\":\"a\u{01}\"}",
+        ]
+        for text in broken {
+            #expect(project(text) == nil, "\(text)")
+            #expect(project(text, portable: true) == nil, "\(text)")
+            #expect(divergence(Array(text.utf8)) == nil, "\(text)")
+        }
+    }
+
+    @Test func theNestingLimitIsTheParsers() {
+        let deep = #"{"x":"# + String(repeating: "[", count: 38) + String(repeating: "]", count: 38) + #","id":1}"#
+        #expect(project(deep, maximumDepth: 39) == #"{"id":1}"#)
+        #expect(project(deep, maximumDepth: 38) == nil)
+        for limit in [1, 2, 38, 39, 40] { #expect(divergence(Array(deep.utf8), maximumDepth: limit) == nil) }
+        let nested = Plan([("a", Plan([("a", Plan([("a", nil)]))]))])
+        #expect(project(#"{"a":{"a":{"a":{"b":1}}}}"#, nested, maximumDepth: 3) == nil)
+        #expect(project(#"{"a":{"a":{"a":{"b":1}}}}"#, nested, maximumDepth: 4) == #"{"a":{"a":{"a":{"b":1}}}}"#)
+        let tooDeep = String(repeating: #"{"x":"#, count: 5000) + "1" + String(repeating: "}", count: 5000)
+        #expect(project(tooDeep) == nil)
+        #expect(divergence(Array(tooDeep.utf8)) == nil)
+    }
+
+    /// Strings across the 64-byte blocks of the string walk, escapes at every offset around a block's end.
+    @Test func stringsAcrossBlocks() {
+        for length in 0..<140 {
+            for escape in ["", #"\""#, #"\\"#, #"\u00e9"#, #"\n"#] {
+                let body = String(repeating: "a", count: length) + escape + "b"
+                let record = #"{"x":"\#(body)","id":"\#(body)","\#(String(repeating: "k", count: length % 70))":1}"#
+                #expect(divergence(Array(record.utf8)) == nil, "\(record)")
+                #expect(project(record) == #"{"id":"\#(body)"}"#)
+            }
+        }
+    }
+
+    /// Flips, inserts, removes or cuts a few bytes: JSON's structure, and any other ASCII byte.
+    static func mutate(_ bytes: inout [UInt8], _ r: inout Rand) {
+        let specials: [UInt8] = Array("{}[]\",:\\ 0-.eE+tfnu\u{0B}\u{0C}\u{01}".utf8) + [0x80, 0xC0, 0xED, 0xF4, 0xFF, 0x7F]
+        for _ in 0..<r.int(1...3) {
+            guard !bytes.isEmpty else { return }
+            let at = r.int(0...(bytes.count - 1))
+            let byte = r.percent(70) ? r.pick(specials) : UInt8(r.int(0...127))
+            switch r.int(0...3) {
+            case 0: bytes[at] = byte
+            case 1: bytes.insert(byte, at: at)
+            case 2: bytes.remove(at: at)
+            default: bytes.removeSubrange(at...)
+            }
+        }
+    }
+
+    /// Random records (tweet-like keys, every kind of value) under random plans, and mutations of them: the
+    /// projector and the parser agree, on both code paths.
+    @Test func randomRecordsPlansAndMutations() {
+        var r = Rand(seed: 0x9_0_1EC7)
+        var projected = 0, checked = 0
+        let keys = ["id", "user", "text", "a", "b", "entities", "", "é", "id_str", "k\(0)"]
+        func plan(_ depth: Int) -> Plan {
+            Plan((0..<r.int(0...4)).map { _ in (r.pick(keys), depth < 3 && r.percent(40) ? plan(depth + 1) : nil) })
+        }
+        func value(_ depth: Int) -> String {
+            switch r.int(0...(depth > 4 ? 3 : 6)) {
+            case 0: return r.pick(["0", "-1", "12.5", "1e9", "-0.0E-3", "123456789012345678901234567890"])
+            case 1: return r.pick(["true", "false", "null"])
+            case 2, 3:
+                return "\"" + (0..<r.int(0...70)).map { _ in
+                    r.pick(["a", "é", "😀", "\\n", "\\\"", "\\\\", "\\u0041", "\\uD83D\\uDE00", " ", "/", "\\/", "東"]) }.joined() + "\""
+            case 4: return "[" + (0..<r.int(0...4)).map { _ in value(depth + 1) }.joined(separator: r.pick([",", " , ", ",\n"])) + "]"
+            default: return object(depth + 1)
+            }
+        }
+        func object(_ depth: Int) -> String {
+            "{" + (0..<r.int(0...6)).map { _ in
+                let key = r.percent(5) ? "\\u0069d" : r.pick(keys)
+                return "\"\(key)\"" + r.pick([":", " : ", ":\t"]) + value(depth)
+            }.joined(separator: r.pick([",", " ,", ", "])) + "}"
+        }
+        for _ in 0..<1500 {
+            let p = plan(0)
+            let bytes = Array(object(0).utf8)
+            for mutation in 0..<4 {
+                var m = bytes
+                if mutation > 0 { Self.mutate(&m, &r) }
+                let limit = r.percent(15) ? r.int(1...5) : 10_000
+                if let d = divergence(m, p, maximumDepth: limit) {
+                    Issue.record("\(d): \(EngineFuzzing.printable(m)) plan \(p.keys.map(\.key))")
+                    return
+                }
+                if m.withUnsafeBytes({ RecordProjectionCheck.project($0, plan: p, maximumDepth: limit, portable: false) }) != nil {
+                    projected += 1
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == 6000)
+        #expect(projected > 1000)  // (the valid ones without escaped keys where filtered)
+    }
+}
+
+/// Through the engines: the stream engine projects records whose mapping reads some members of objects, and its
+/// output is the tree engine's — for valid records, records with invalid members anywhere, duplicate keys, escaped
+/// keys and nested mappings, whole and in pieces.
+@Suite struct RecordProjectionEngineTests {
+    static let mapper: Mapper = .object {
+        Field("id", to: "id")
+        Field("user.name", to: "name")
+        Field("user.deep.v", to: "v")
+        Field("tags", to: "tags", .arrayOf(.check(.string)))
+    }
+
+    static let records: [String] = [
+        #"{"id":1,"skip":{"a":[1,2,3]},"user":{"name":"n","deep":{"v":true,"w":1},"x":2},"tags":["a","b"]}"#,
+        #"{"user":{"name":"n","name":"m"},"id":1,"id":2,"tags":[]}"#,
+        #"{"id":1,"user":{"n\u0061me":"escaped key"},"tags":[]}"#,
+        #"{"id":1,"user":"not an object","tags":[1]}"#,
+        #"{"id":1,"user":{"deep":[{"v":1}]},"tags":["x"],"other":"\u00e9\n"}"#,
+        #"{"id":1,"bad":[1,2,tru],"tags":[]}"#,
+        #"{"id":1,"bad":"\uD800","tags":[]}"#,
+        #"[1,2]"#,
+        #"{"user":{"deep":{"v":{"nested":[1,{"a":null}]}}},"id":{"k":1},"tags":[]}"#,
+    ]
+
+    @Test func theStreamEngineProjectsAndMapsAsTheTreeEngine() {
+        var stream = StreamEngine(mapper: Self.mapper)
+        let tree = TreeEngine(mapper: Self.mapper)
+        for record in Self.records {
+            let bytes = Array(record.utf8)
+            var s = JSONWriter(), t = JSONWriter()
+            let so = bytes.withUnsafeBytes { stream.map(record: $0, into: &s) }
+            let to = bytes.withUnsafeBytes { tree.map(record: $0, into: &t) }
+            #expect(String(describing: so) == String(describing: to), "\(record)")
+            #expect(s.bytes == t.bytes, "\(record)")
+        }
+        // Five of them (valid objects without an escaped key where the mapping filters) were projected.
+        #expect(stream.projections == 5)
+    }
+
+    @Test func aMappingThatKeepsEverythingIsNotProjected() {
+        for mapper in [Mapper.identity, .object(ObjectMapping(fields: [.init("a")], unmapped: .keep))] {
+            var stream = StreamEngine(mapper: mapper)
+            var w = JSONWriter()
+            _ = Array(#"{"a":1,"b":2}"#.utf8).withUnsafeBytes { stream.map(record: $0, into: &w) }
+            #expect(stream.projections == 0)
+        }
+    }
+}
