@@ -9,6 +9,7 @@ limit (rejected, truncated), a last line without a newline, a last line ending i
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -93,17 +94,20 @@ def bad_line(rng: random.Random, n: int) -> bytes:
 
 
 def write_corpus(folder: Path, records: int, seed: int = 16) -> List[Path]:
-    """Writes 3 files of about ``records`` lines in all (plus an empty one); returns their paths in order."""
+    """Writes 3 files holding ``records`` records in all, as a serial run counts them (``count_records``: blank and
+    whitespace-only lines come on top), plus an empty one; returns their paths in order."""
     rng = random.Random(seed)
     paths = [folder / f"part{i}.ndjson" for i in range(3)] + [folder / "empty.ndjson"]
-    per_file = records // 3
     n = 0
     for i, path in enumerate(paths[:3]):
+        per_file = records // 3 + (1 if i < records % 3 else 0)
+        in_file = 0  # records written to this file
         with open(path, "wb") as out:
             if i == 0:
                 out.write(b"\xef\xbb\xbf")  # a BOM at the start of the input: skipped by streammap
-            for k in range(per_file):
+            for k in itertools.count():
                 n += 1
+                in_file += 1  # each special line below is a record
                 if k == per_file // 2 and i == 1:
                     out.write(dump(tweet(rng, n, "long " * 600_000)) + b"\n")  # 3 MB: longer than 2 splits
                     continue
@@ -125,13 +129,17 @@ def write_corpus(folder: Path, records: int, seed: int = 16) -> List[Path]:
                     line += b"\r"  # CRLF
                 elif 0.95 < r < 0.96:
                     line = b"\r  " + line  # a CR (and spaces) before the record
-                last = k == per_file - 1
+                if not line.strip(b" \t\r"):
+                    in_file -= 1  # a blank line: counted as a line, not as a record
+                last = in_file >= per_file
                 if last and i == 1:
                     out.write(line + b"\r")  # a lone CR at the end of the input
                 elif last and i == 2:
                     out.write(line)  # no newline at the end
                 else:
                     out.write(line + b"\n")
+                if last:
+                    break
     paths[3].write_bytes(b"")
     return paths
 
