@@ -43,7 +43,7 @@ int32_t cjsonscan_projection_add_node(cjsonscan_projection *plan) {
 }
 
 int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const unsigned char *key, size_t length,
-                                 int32_t child) {
+                                 int32_t child, int lifted) {
     size_t key_capacity = plan->key_capacity;
     if (plan->sealed || node < 0 || (size_t)node >= plan->node_count || child < -1 ||
         (child >= 0 && (size_t)child >= plan->node_count) || length > UINT32_MAX ||
@@ -55,7 +55,7 @@ int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const
         return 0;
     }
     if (length) memcpy(plan->bytes + plan->byte_count, key, length);
-    plan->keys[plan->key_count] = (plan_key){(uint32_t)plan->byte_count, (uint32_t)length, child};
+    plan->keys[plan->key_count] = (plan_key){(uint32_t)plan->byte_count, (uint32_t)length, child, child < 0 && lifted};
     plan->key_node[plan->key_count] = (uint32_t)node;
     plan->byte_count += length;
     plan->key_count++;

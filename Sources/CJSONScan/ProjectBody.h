@@ -65,7 +65,8 @@ static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned
 }
 
 static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
-                            unsigned char *out) {
+                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count) {
+    *lift_count = 0;
     if (!plan || !plan->sealed || plan->failed || plan->node_count == 0) return -1;
     struct {
         size_t depth;         // the filtered object's own nesting level
@@ -137,6 +138,21 @@ filtered_key: {
             if (i >= n) return -1;
             if (p[i] == '}') goto filtered_close;
             goto filtered_key;
+        }
+        if (k >= 0 && plan->keys[k].lifted && p[i] == '"' && i + 1 < n && p[i + 1] != '"' && *lift_count < lift_capacity) {
+            // Lifted: the key as it is and an empty string in the projection; where the string is, on the side.
+            size_t end = V(string_end)(p, n, i + 1, &block, &stops, 0);
+            if (end == 0) return -1;
+            if (levels[top].emitted++) out[o++] = ',';
+            memcpy(out + o, p + key_start, i - key_start);
+            o += i - key_start;
+            lifts[*lift_count] = (cjsonscan_lift){o, i, end - i};
+            ++*lift_count;
+            out[o++] = '"';
+            out[o++] = '"';
+            levels[top].member_start = PROJECT_NONE;
+            i = end;
+            goto filtered_after;
         }
         levels[top].member_start = k >= 0 ? key_start : PROJECT_NONE;
         goto value;

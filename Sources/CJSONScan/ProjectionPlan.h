@@ -13,6 +13,7 @@ typedef struct {
     uint32_t offset;  // in `bytes`
     uint32_t length;
     int32_t child;    // -1: the member is kept whole; else the node its object value is projected by
+    int32_t lifted;   // 1: a string value of the member is lifted out of the projection (child -1 only)
 } plan_key;
 
 typedef struct {

@@ -192,14 +192,16 @@ public enum EngineFuzzing {
             at = end + 1
         }
         var r = Rand(seed: c.seed &+ UInt64(i) &* 0x9E37_79B9)
+        func name() -> String { names.isEmpty || r.percent(10) ? "id" : r.pick(names) }
         func plan(_ depth: Int) -> RecordProjectionCheck.Plan {
-            .init((0..<r.int(0...5)).map { _ in
-                (names.isEmpty || r.percent(10) ? "id" : r.pick(names), depth < 3 && r.percent(35) ? plan(depth + 1) : nil)
-            })
+            .init((0..<r.int(0...5)).map { _ in (name(), depth < 3 && r.percent(35) ? plan(depth + 1) : nil) },
+                  lifted: Set((0..<r.int(0...3)).map { _ in name() }))
         }
         let p = plan(0)
+        let capacity = r.int(0...6)
         return record.withUnsafeBytes { bytes in
-            guard let divergence = RecordProjectionCheck.divergence(bytes, plan: p, maximumDepth: c.options.maximumDepth) else { return nil }
+            guard let divergence = RecordProjectionCheck.divergence(bytes, plan: p, maximumDepth: c.options.maximumDepth, liftCapacity: capacity)
+            else { return nil }
             return "StreamMap fuzz: the record projector differs from the parser: \(divergence)\n"
                 + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), max depth \(c.options.maximumDepth), record \(i)\n"
                 + "  plan: \(p.keys.map(\.key))\n  bytes: \(printable(record))"

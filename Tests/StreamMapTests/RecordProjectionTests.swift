@@ -19,11 +19,56 @@ import StreamMapTestSupport
 
     func project(_ text: String, _ plan: Plan = tweetPlan, maximumDepth: Int = 10_000, portable: Bool = false) -> String? {
         Array(text.utf8).withUnsafeBytes { RecordProjectionCheck.project($0, plan: plan, maximumDepth: maximumDepth, portable: portable) }
-            .map { String(decoding: $0, as: UTF8.self) }
+            .map { String(decoding: $0.bytes, as: UTF8.self) }
     }
 
-    func divergence(_ bytes: [UInt8], _ plan: Plan = tweetPlan, maximumDepth: Int = 10_000) -> String? {
-        bytes.withUnsafeBytes { RecordProjectionCheck.divergence($0, plan: plan, maximumDepth: maximumDepth) }
+    func divergence(_ bytes: [UInt8], _ plan: Plan = tweetPlan, maximumDepth: Int = 10_000, liftCapacity: Int = 0) -> String? {
+        bytes.withUnsafeBytes { RecordProjectionCheck.divergence($0, plan: plan, maximumDepth: maximumDepth, liftCapacity: liftCapacity) }
+    }
+
+    /// The tweet plan with its string fields lifted out.
+    static let liftingPlan: Plan = {
+        var plan = tweetPlan
+        plan.lifted = ["id_str", "created_at", "text", "lang", "id"]
+        plan.keys[plan.keys.count - 1].child!.lifted = ["screen_name"]
+        return plan
+    }()
+
+    /// The projection, its lifted strings (as they are in the record), and where their `""` stand.
+    func lifting(_ text: String, capacity: Int = 16, portable: Bool = false) -> (String, [String], [Int])? {
+        let bytes = Array(text.utf8)
+        guard let p = bytes.withUnsafeBytes({
+            RecordProjectionCheck.project($0, plan: Self.liftingPlan, maximumDepth: 10_000, portable: portable, liftCapacity: capacity)
+        }) else { return nil }
+        return (String(decoding: p.bytes, as: UTF8.self),
+                p.lifts.map { String(decoding: bytes[$0.start..<($0.start + $0.length)], as: UTF8.self) }, p.lifts.map(\.placeholder))
+    }
+
+    /// Non-empty strings of lifted keys are written `""` and listed in order, escapes and all; any other value of a
+    /// lifted key (a number, an empty string, an object…) stays; past the capacity, strings stay.
+    @Test func liftedStrings() {
+        let record = #"{"id":7,"id_str":"7","x":"no","text":"a \"b\" \u00e9","user":{"screen_name":"s","id":1},"lang":"","created_at":{"k":"v"}}"#
+        for portable in [false, true] {
+            let (projection, lifted, placeholders) = lifting(record, portable: portable)!
+            #expect(projection == #"{"id":7,"id_str":"","text":"","user":{"screen_name":"","id":1},"lang":"","created_at":{"k":"v"}}"#)
+            #expect(lifted == [#""7""#, #""a \"b\" \u00e9""#, #""s""#])
+            #expect(placeholders == [17, 27, 52])
+        }
+        let (projection, lifted, _) = lifting(record, capacity: 1)!
+        #expect(projection == #"{"id":7,"id_str":"","text":"a \"b\" \u00e9","user":{"screen_name":"s","id":1},"lang":"","created_at":{"k":"v"}}"#)
+        #expect(lifted == [#""7""#])
+        #expect(divergence(Array(record.utf8), Self.liftingPlan, liftCapacity: 16) == nil)
+        #expect(divergence(Array(record.utf8), Self.liftingPlan, liftCapacity: 1) == nil)
+        // Duplicates are lifted each.
+        #expect(lifting(#"{"text":"a","text":"b"}"#)?.1 == [#""a""#, #""b""#])
+    }
+
+    /// Every escape decodes as yajl decodes it (surrogate pairs, `\u0000`, `\/`).
+    @Test func liftedStringsDecodeAsYajl() {
+        let strings = [#""\u0000\uD83D\uDE00\/\b\f\n\r\t\"\\\u00e9\u4e2d""#, #""plain""#, #""\uDBFF\uDFFF end""#, #""\u0041\u0062""#]
+        for s in strings {
+            #expect(divergence(Array(#"{"text":\#(s)}"#.utf8), Self.liftingPlan, liftCapacity: 4) == nil, "\(s)")
+        }
     }
 
     @Test func keepsTheMembersThePlanNamesAsTheyAre() {
@@ -80,7 +125,8 @@ import StreamMapTestSupport
             ]
             for record in records {
                 #expect(divergence(record) == nil, "\(what)")
-                #expect(record.withUnsafeBytes { RecordProjectionCheck.project($0, plan: Self.tweetPlan, maximumDepth: 10_000, portable: false) } == nil,
+                #expect(divergence(record, Self.liftingPlan, liftCapacity: 4) == nil, "\(what)")
+                #expect(record.withUnsafeBytes { RecordProjectionCheck.project($0, plan: Self.liftingPlan, maximumDepth: 10_000, portable: false, liftCapacity: 4) } == nil,
                         "\(what): \(EngineFuzzing.printable(record))")
             }
         }
@@ -150,7 +196,8 @@ import StreamMapTestSupport
         var projected = 0, checked = 0
         let keys = ["id", "user", "text", "a", "b", "entities", "", "é", "id_str", "k\(0)"]
         func plan(_ depth: Int) -> Plan {
-            Plan((0..<r.int(0...4)).map { _ in (r.pick(keys), depth < 3 && r.percent(40) ? plan(depth + 1) : nil) })
+            Plan((0..<r.int(0...4)).map { _ in (r.pick(keys), depth < 3 && r.percent(40) ? plan(depth + 1) : nil) },
+                 lifted: Set((0..<r.int(0...3)).map { _ in r.pick(keys) }))
         }
         func value(_ depth: Int) -> String {
             switch r.int(0...(depth > 4 ? 3 : 6)) {
@@ -176,7 +223,7 @@ import StreamMapTestSupport
                 var m = bytes
                 if mutation > 0 { Self.mutate(&m, &r) }
                 let limit = r.percent(15) ? r.int(1...5) : 10_000
-                if let d = divergence(m, p, maximumDepth: limit) {
+                if let d = divergence(m, p, maximumDepth: limit, liftCapacity: r.int(0...4)) {
                     Issue.record("\(d): \(EngineFuzzing.printable(m)) plan \(p.keys.map(\.key))")
                     return
                 }
@@ -227,6 +274,67 @@ import StreamMapTestSupport
         }
         // Five of them (valid objects without an escaped key where the mapping filters) were projected.
         #expect(stream.projections == 5)
+    }
+
+    /// String fields of every kind of sink take their strings lifted out of the projection (copies, type checks,
+    /// required and defaulted fields, dates, conversions, several sources): the output and the errors are the tree
+    /// engine's, for strings with and without escapes, empty ones, duplicates, and values of other types.
+    @Test func liftedStringsMapAsTheTreeMapsThem() throws {
+        let spec = try Spec(json: Array(#"""
+            {"fields": {
+              "s": {"to": "s", "type": "string"},
+              "any": {"to": "any"},
+              "req": {"to": "req", "required": true},
+              "def": {"to": "def", "type": "string", "default": "d"},
+              "n": {"to": "n", "type": "integer"},
+              "date": {"to": "ms", "via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]},
+              "u": {"to": "u", "via": ["url"]},
+              "user.name": {"to": "name", "type": "string"},
+              "user.deep.x": {"to": "x"},
+              "full": {"from": ["first", "last"], "to": "full"}
+            }}
+            """#.utf8), file: "lift.spec.json")
+        let records = [
+            #"{"s":"plain","any":"a","req":"r","def":"x","n":1,"date":"2020-01-02T03:04:05Z","u":"https://a.b/c","user":{"name":"N","deep":{"x":"y"}},"first":"A","last":"B"}"#,
+            #"{"s":"esc \"q\" \u00e9 \uD83D\uDE00 \n","any":"\u0000\/","req":"","def":"","n":"7","date":"2020-01-02T03:04:05.123+02:00","u":"not a url","user":{"name":"\u004E"},"first":"\u0041","last":""}"#,
+            #"{"s":1,"any":{"k":"v"},"req":null,"def":null,"n":"x","date":"nope","u":"https://x.y","user":{"name":["a"]},"first":1,"last":"B"}"#,
+            #"{"s":"a","s":"b","req":"1","req":"2","user":{"name":"1"},"user":{"deep":{"x":"z"}},"user":{"name":"3"}}"#,
+            #"{"any":"x","user":"string user","req":"r"}"#,
+            #"{"s":"\u00e9\"\\","any":"\uD83D\uDE00","req":"\t","def":"\u0000","n":2,"date":"2020-01-02T03:04:05\u005A","u":"https:\/\/a.b","user":{"name":"\u4e2d","deep":{"x":"\n"}},"first":"\u0041","last":"\u0042"}"#,
+            #"{"req":"r","pad":"\#(String(repeating: "p", count: 300))","s":"after a skipped member"}"#,
+        ]
+        var stream = StreamEngine(mapper: spec.mapper)
+        let tree = TreeEngine(mapper: spec.mapper)
+        for record in records {
+            let bytes = Array(record.utf8)
+            var s = JSONWriter(), t = JSONWriter()
+            let so = bytes.withUnsafeBytes { stream.map(record: $0, into: &s) }
+            let to = bytes.withUnsafeBytes { tree.map(record: $0, into: &t) }
+            #expect(String(describing: so) == String(describing: to), "\(record)")
+            #expect(s.bytes == t.bytes, "\(record)")
+        }
+        #expect(stream.projections == records.count)
+
+        #expect(stream.liftedStrings > 10)
+    }
+
+    /// More lifted strings in a record than the side table holds (it grows for the next records, up to a
+    /// bound; the strings past it stay in the projection): every record still maps as the tree maps it.
+    @Test func moreLiftedStringsThanTheTableHolds() {
+        let mapper = Mapper.object(ObjectMapping(fields: (0..<300).map { ObjectMapping.Field("f\($0)", .check(.string)) }))
+        var stream = StreamEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
+        for count in [300, 70, 300, 300, 129] {
+            let record = "{" + (0..<count).map { #""f\#($0)":"v\#($0)\u00e9""# }.joined(separator: ",") + "}"
+            let bytes = Array(record.utf8)
+            var s = JSONWriter(), t = JSONWriter()
+            let so = bytes.withUnsafeBytes { stream.map(record: $0, into: &s) }
+            let to = bytes.withUnsafeBytes { tree.map(record: $0, into: &t) }
+            #expect(String(describing: so) == String(describing: to))
+            let same = s.bytes == t.bytes  // (not the bytes themselves in a failure: they are long)
+            #expect(same, "\(count) fields: the outputs differ")
+        }
+        #expect(stream.liftedStrings > 600)
     }
 
     @Test func aMappingThatKeepsEverythingIsNotProjected() {

@@ -79,24 +79,40 @@ void cjsonscan_projection_free(cjsonscan_projection *plan);
 /// A new node's index, or -1 (out of memory, or the plan is sealed).
 int32_t cjsonscan_projection_add_node(cjsonscan_projection *plan);
 /// Adds a key to `node` (of `length` bytes, as decoded: keys written with escapes in a record are not matched,
-/// and such a record is not projected). A key added twice to a node keeps its first child. Returns 0 when it
-/// cannot (out of memory, a bad node or child, or the plan is sealed): the plan then projects nothing.
+/// and such a record is not projected). With `lifted` (and `child` -1), a non-empty string value of the member is
+/// lifted out of the projection (see `cjsonscan_project`). A key added twice to a node keeps its first child.
+/// Returns 0 when it cannot (out of memory, a bad node or child, or the plan is sealed): the plan then projects
+/// nothing.
 int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const unsigned char *key, size_t length,
-                                 int32_t child);
+                                 int32_t child, int lifted);
 /// Builds the lookup tables. Returns 0 when the plan is unusable (then `cjsonscan_project` always answers -1).
 int cjsonscan_projection_seal(cjsonscan_projection *plan);
+
+/// A string lifted out of a projection: the offset in the projection of the empty string `""` that stands in
+/// its place, and where the string (quotes included) is in the record.
+typedef struct {
+    size_t placeholder;
+    size_t start;
+    size_t length;
+} cjsonscan_lift;
 
 /// The record projector. `p[0..<n]` is one record whose bytes the strict scanner has accepted. When yajl 2.1
 /// (with StreamMap's flags) would accept it whole — one object, optional whitespace around it, nesting at most
 /// `max_depth` levels (never more than 4096) — writes to `out` the record with only the members `plan` keeps, in
 /// their order (duplicates too), each as its bytes in the record, and returns the projection's length (at most
 /// `n`; `out` needs room for `n + 64` bytes). The projection is valid JSON and yields exactly the events of the
-/// record's kept members. Returns -1 otherwise: any syntax error (what `cjsonscan_skip_value` checks), a root that
-/// is not an object, a key written with an escape in an object the plan filters, nesting deeper than the
-/// limits, or filtered objects nested more than 64 deep — the caller then parses the record as before.
+/// record's kept members — but for the non-empty string values of lifted keys, up to `lift_capacity` of them,
+/// which are written as `""` and listed in `lifts` (`*lift_count` of them, in the projection's order). Returns -1
+/// otherwise: any syntax error (what `cjsonscan_skip_value` checks), a root that is not an object, a key written
+/// with an escape in an object the plan filters, nesting deeper than the limits, or filtered objects nested more
+/// than 64 deep — the caller then parses the record as before.
 ptrdiff_t cjsonscan_project(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
-                            unsigned char *out);
-/// `cjsonscan_project` without SIMD or carry-less multiplication, for the tests and the fuzz target.
+                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count);
+/// `cjsonscan_project` without SIMD, for the tests and the fuzz target.
 ptrdiff_t cjsonscan_project_portable(const cjsonscan_projection *plan, const unsigned char *p, size_t n,
-                                     size_t max_depth, unsigned char *out);
+                                     size_t max_depth, unsigned char *out, cjsonscan_lift *lifts,
+                                     size_t lift_capacity, size_t *lift_count);
+/// The decoded UTF-8 of the body of a string (between its quotes) that the strict scanner and the skipper have
+/// accepted, written to `out` (room for `n` bytes), as yajl decodes it; returns its length.
+size_t cjsonscan_decode_string(const unsigned char *p, size_t n, unsigned char *out);
 #endif

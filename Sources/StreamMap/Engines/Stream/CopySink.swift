@@ -174,6 +174,16 @@ final class CopySink: ValueSink {
         kind = .value
     }
 
+    /// A lifted string without escapes is written as it is in the record (its canonical text); the others as
+    /// their event.
+    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
+        guard !keepsValue, allowed?.contains(.string) ?? true, memchr(raw.baseAddress! + 1, 0x5C, raw.count - 2) == nil else {
+            return try startScalar(lifts.event(raw))
+        }
+        output.writeRaw(raw)
+        kind = .value
+    }
+
     override func nextInContainer(_ e: JSONEvent) throws -> Bool {
         switch e {
         case .null: return copyLiteral(0x6C6C_756E, count: 4)

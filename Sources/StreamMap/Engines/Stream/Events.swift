@@ -62,6 +62,10 @@ class EventConsumer {
     /// acts on. Only a consumer that receives its events alone (`parseSkip` set) and skips the other members
     /// without changing any state on them may answer a node — what `ParseSkip.filterKeys` asks of it too.
     func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { nil }
+
+    /// Whether this consumer, as the whole consumer of a member of a projected object, takes the member's string
+    /// lifted out of the projection (`LiftedStrings`, given here); false by default.
+    func takesLiftedStrings(from lifts: LiftedStrings?) -> Bool { false }
 }
 
 /// An unretained reference to a consumer that the compiled plan keeps alive: following it per event costs no
@@ -310,9 +314,7 @@ final class RouteNode: EventConsumer {
     /// An object's members are filtered by `keys` (an array is walked by index: kept whole).
     override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? {
         guard parseSkip != nil, let node = builder.addNode() else { return nil }
-        for (i, key) in keys.keys.enumerated() {
-            builder.addKey(key, to: node, child: children[i].projectionNode(in: &builder))
-        }
+        for (i, key) in keys.keys.enumerated() { builder.addMember(key, to: node, consumer: children[i]) }
         return node
     }
 
@@ -422,9 +424,12 @@ final class KeyChain: EventConsumer {
             guard let node = builder.addNode() else { return nil }
             nodes.append(node)
         }
-        let last = endConsumer.projectionNode(in: &builder)
         for (step, filter) in filters.enumerated() {
-            builder.addKey(filter.table.keys[0], to: nodes[step], child: step + 1 < nodes.count ? nodes[step + 1] : last)
+            if step + 1 < nodes.count {
+                builder.addKey(filter.table.keys[0], to: nodes[step], child: nodes[step + 1])
+            } else {
+                builder.addMember(filter.table.keys[0], to: nodes[step], consumer: endConsumer)
+            }
         }
         return nodes.first
     }

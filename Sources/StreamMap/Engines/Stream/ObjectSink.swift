@@ -3,13 +3,23 @@ final class FieldInput: EventConsumer {
     let sink: ValueSink
     @exclusivity(unchecked) private(set) var found = false
     init(_ sink: ValueSink) { self.sink = sink }
+    /// Set when the projection lifts this field's strings out (`LiftedStrings`).
+    private var lifts: LiftedStrings?
     override func start(_ e: JSONEvent) throws -> Bool {
         found = true
+        if let lifts, case .string(let placeholder, _) = e, let raw = lifts.take(placeholder) {
+            return try sink.startLifted(raw, lifts)
+        }
         return try sink.start(e)
     }
     override func next(_ e: JSONEvent) throws -> Bool { try sink.next(e) }
     override func resetFound() { found = false }
     override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { sink.projectionNode(in: &builder) }
+    /// A field's input is the whole consumer of its member: it takes the strings lifted out for it.
+    override func takesLiftedStrings(from lifts: LiftedStrings?) -> Bool {
+        self.lifts = lifts
+        return lifts != nil
+    }
 }
 
 /// `object(mapping)`, streamed: keys are matched as raw bytes, unread subtrees are skipped without allocating,
@@ -253,9 +263,7 @@ final class ObjectSink: ValueSink {
     /// Members of no source path are skipped (when they are dropped); the others are what their routes keep.
     override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? {
         guard !keepUnmapped, parseSkip != nil, let node = builder.addNode() else { return nil }
-        for (i, key) in routeKeys.keys.enumerated() {
-            builder.addKey(key, to: node, child: routes[i].projectionNode(in: &builder))
-        }
+        for (i, key) in routeKeys.keys.enumerated() { builder.addMember(key, to: node, consumer: routes[i]) }
         return node
     }
 

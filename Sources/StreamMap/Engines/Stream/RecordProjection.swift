@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import CJSONScan
 
 /// Record projection: before yajl sees a record, a C kernel (`cjsonscan_project`) walks it once, validating every
@@ -26,10 +31,13 @@ final class RecordProjector {
     /// After this many input bytes, projecting stops unless it removed at least a quarter of them.
     private static let trialBytes = 1 << 22
 
+    /// The strings lifted out of the record in progress (for the field inputs that take them).
+    let lifts = LiftedStrings()
+
     /// The projector of `root`'s records, or nil when `root` reads every member of a record (nothing to drop).
     init?(root: EventConsumer) {
         guard let plan = cjsonscan_projection_new() else { return nil }
-        var builder = ProjectionBuilder(plan: plan)
+        var builder = ProjectionBuilder(plan: plan, lifts: lifts)
         guard root.projectionNode(in: &builder) == 0, !builder.failed, cjsonscan_projection_seal(plan) != 0 else {
             cjsonscan_projection_free(plan)
             return nil
@@ -42,7 +50,8 @@ final class RecordProjector {
         text.deallocate()
     }
 
-    /// The projection of `record`, valid until the next call; nil when the record is to be parsed whole.
+    /// The projection of `record`, valid until the next call, with its lifted strings in `lifts` (active until
+    /// `lifts.end()`); nil when the record is to be parsed whole.
     func project(_ record: UnsafeRawBufferPointer, maximumDepth: Int, portable: Bool = false) -> UnsafeRawBufferPointer? {
         guard enabled, let p = record.baseAddress?.assumingMemoryBound(to: UInt8.self), record.count > 0,
               maximumDepth > 0 else { return nil }
@@ -50,9 +59,12 @@ final class RecordProjector {
         guard strict.scan(record) == nil else { return nil }
         text.reset(keeping: Self.keptCapacity)
         text.reserve(record.count + 64)
-        let count = portable ? cjsonscan_project_portable(plan, p, record.count, maximumDepth, text.base)
-                             : cjsonscan_project(plan, p, record.count, maximumDepth, text.base)
+        var lifted = 0
+        let count = portable
+            ? cjsonscan_project_portable(plan, p, record.count, maximumDepth, text.base, lifts.entries, lifts.capacity, &lifted)
+            : cjsonscan_project(plan, p, record.count, maximumDepth, text.base, lifts.entries, lifts.capacity, &lifted)
         guard count >= 0 else { return nil }
+        lifts.begin(record: UnsafeRawPointer(p), projection: UnsafeRawPointer(text.base), count: lifted)
         projections &+= 1
         bytesIn &+= record.count
         bytesOut &+= count
@@ -61,10 +73,98 @@ final class RecordProjector {
     }
 }
 
+/// The strings a record's projection lifted out (`cjsonscan_lift`: each written `""` in the projection, where a
+/// field input that takes lifted strings receives it and maps the string from the record instead,
+/// `FieldInput.start`). The field inputs share this with the projector; it is active from a projection until the
+/// parse of that projection ends.
+final class LiftedStrings {
+    fileprivate private(set) var entries: UnsafeMutablePointer<cjsonscan_lift>
+    fileprivate private(set) var capacity = 64
+    @exclusivity(unchecked) private var count = 0
+    /// The next entry a placeholder is expected for (they arrive in order).
+    @exclusivity(unchecked) private var cursor = 0
+    @exclusivity(unchecked) private var record = UnsafeRawPointer(bitPattern: 1)!
+    @exclusivity(unchecked) private var projection: UnsafeRawPointer?
+    /// Decoded text of a lifted string with escapes (valid during the call that receives it).
+    @exclusivity(unchecked) private var decoded = ByteBuffer(capacity: 256)
+    /// Lifted strings taken by field inputs so far (the tests check that the engine takes this path).
+    @exclusivity(unchecked) private(set) var taken = 0
+    /// A record lifts at most this many strings (the others stay in the projection): memory stays bounded.
+    static let maximumCapacity = 1 << 16
+
+    init() { entries = .allocate(capacity: capacity) }
+
+    deinit {
+        entries.deallocate()
+        decoded.deallocate()
+    }
+
+    fileprivate func begin(record: UnsafeRawPointer, projection: UnsafeRawPointer, count: Int) {
+        self.record = record
+        self.projection = count > 0 ? projection : nil
+        self.count = count
+        cursor = 0
+        if count == capacity && capacity < Self.maximumCapacity {
+            // Full (the strings past the capacity stayed in the projection): the next records may lift more.
+            let grown = UnsafeMutablePointer<cjsonscan_lift>.allocate(capacity: capacity * 2)
+            grown.update(from: entries, count: count)
+            entries.deallocate()
+            entries = grown
+            capacity *= 2
+        }
+    }
+
+    /// The parse of the projection is over (however it ended).
+    func end() { projection = nil }
+
+    /// When `value` (a string event's bytes) is the placeholder of a lifted string, the string as it is in the
+    /// record, quotes included; else nil.
+    @inline(__always)
+    func take(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let projection, value.count == 0, let address = value.baseAddress else { return nil }
+        return lifted(at: address - projection - 1)
+    }
+
+    @inline(never)
+    private func lifted(at placeholder: Int) -> UnsafeRawBufferPointer? {
+        while cursor < count && entries[cursor].placeholder < placeholder { cursor += 1 }
+        guard cursor < count, entries[cursor].placeholder == placeholder else { return nil }
+        let entry = entries[cursor]
+        cursor += 1
+        taken &+= 1
+        return UnsafeRawBufferPointer(start: record + entry.start, count: entry.length)
+    }
+
+    /// The event of a lifted string (`raw`, quotes included): its bytes as they are when it has no escapes, else
+    /// decoded as yajl decodes them.
+    func event(_ raw: UnsafeRawBufferPointer) -> JSONEvent {
+        let body = UnsafeRawBufferPointer(rebasing: raw[1..<raw.count - 1])
+        guard let p = body.baseAddress, memchr(p, 0x5C, body.count) != nil else { return .string(body, verbatim: true) }
+        decoded.reset(keeping: 1 << 20)
+        decoded.reserve(body.count)
+        let n = cjsonscan_decode_string(p.assumingMemoryBound(to: UInt8.self), body.count, decoded.base)
+        return .string(UnsafeRawBufferPointer(start: decoded.base, count: n), verbatim: false)
+    }
+}
+
 /// Builds a `cjsonscan_projection` from the consumers' answers (`EventConsumer.projectionNode`).
 struct ProjectionBuilder {
     fileprivate let plan: OpaquePointer
+    /// Given to the field inputs that take lifted strings.
+    let lifts: LiftedStrings?
     fileprivate(set) var failed = false
+
+    fileprivate init(plan: OpaquePointer, lifts: LiftedStrings?) {
+        self.plan = plan
+        self.lifts = lifts
+    }
+
+    /// The member of `key` in `node`'s objects goes to `consumer`: what it keeps of the member's value (and whether
+    /// it takes the value's string lifted out of the projection).
+    mutating func addMember(_ key: [UInt8], to node: Int32, consumer: EventConsumer) {
+        let child = consumer.projectionNode(in: &self)
+        addKey(key, to: node, child: child, lifted: child == nil && consumer.takesLiftedStrings(from: lifts))
+    }
 
     /// A new node (an object of which only the members of the keys added to it are read).
     mutating func addNode() -> Int32? {
@@ -75,8 +175,10 @@ struct ProjectionBuilder {
 
     /// The member of `key` in `node`'s objects is read: whole (`child` nil), or, when its value is an object, only
     /// the members `child` keeps.
-    mutating func addKey(_ key: [UInt8], to node: Int32, child: Int32?) {
-        let added = key.withUnsafeBufferPointer { cjsonscan_projection_add_key(plan, node, $0.baseAddress, $0.count, child ?? -1) }
+    mutating func addKey(_ key: [UInt8], to node: Int32, child: Int32?, lifted: Bool = false) {
+        let added = key.withUnsafeBufferPointer {
+            cjsonscan_projection_add_key(plan, node, $0.baseAddress, $0.count, child ?? -1, lifted ? 1 : 0)
+        }
         if added == 0 { failed = true }
     }
 }
@@ -88,20 +190,40 @@ struct ProjectionBuilder {
 /// object, a key written with an escape in a filtered object, nesting past 4 096 levels).
 @_spi(Fuzzing) public enum RecordProjectionCheck {
     /// Which members of an object are kept: each key's member whole (nil), or, when its value is an object,
-    /// projected by the key's own plan.
+    /// projected by the key's own plan; the non-empty string values of the `lifted` keys (kept whole) are lifted
+    /// out of the projection.
     public struct Plan: Sendable {
         public var keys: [(key: String, child: Plan?)]
-        public init(_ keys: [(key: String, child: Plan?)]) { self.keys = keys }
+        public var lifted: Set<String>
+        public init(_ keys: [(key: String, child: Plan?)], lifted: Set<String> = []) {
+            self.keys = keys
+            self.lifted = lifted
+        }
     }
 
-    /// The kernel's projection of `record` by `plan` (nil: declined), from its SIMD or its portable code.
-    public static func project(_ record: UnsafeRawBufferPointer, plan: Plan, maximumDepth: Int, portable: Bool) -> [UInt8]? {
+    /// A projection and the strings lifted out of it: where its `""` stands, and the string's place in the record.
+    public struct Projection: Equatable {
+        public var bytes: [UInt8]
+        public var lifts: [Lift]
+        public struct Lift: Equatable {
+            public var placeholder: Int, start: Int, length: Int
+        }
+    }
+
+    /// The kernel's projection of `record` by `plan` (nil: declined), from its SIMD or its portable code, lifting
+    /// at most `liftCapacity` strings.
+    public static func project(
+        _ record: UnsafeRawBufferPointer, plan: Plan, maximumDepth: Int, portable: Bool, liftCapacity: Int = 0
+    ) -> Projection? {
         guard let kernel = cjsonscan_projection_new() else { return nil }
         defer { cjsonscan_projection_free(kernel) }
-        var builder = ProjectionBuilder(plan: kernel)
+        var builder = ProjectionBuilder(plan: kernel, lifts: nil)
         func add(_ plan: Plan) -> Int32? {
             guard let node = builder.addNode() else { return nil }
-            for (key, child) in plan.keys { builder.addKey(Array(key.utf8), to: node, child: child.flatMap(add)) }
+            for (key, child) in plan.keys {
+                let childNode = child.flatMap(add)
+                builder.addKey(Array(key.utf8), to: node, child: childNode, lifted: plan.lifted.contains(key))
+            }
             return node
         }
         guard add(plan) == 0, !builder.failed, cjsonscan_projection_seal(kernel) != 0,
@@ -109,20 +231,26 @@ struct ProjectionBuilder {
         var strict = StrictJSONScanner()
         guard strict.scan(record) == nil else { return nil }
         var out = [UInt8](repeating: 0, count: record.count + 64)
+        var lifts = [cjsonscan_lift](repeating: cjsonscan_lift(), count: max(liftCapacity, 1))
+        var lifted = 0
         let count = out.withUnsafeMutableBufferPointer { o in
-            portable ? cjsonscan_project_portable(kernel, p, record.count, maximumDepth, o.baseAddress)
-                     : cjsonscan_project(kernel, p, record.count, maximumDepth, o.baseAddress)
+            lifts.withUnsafeMutableBufferPointer { l in
+                portable
+                    ? cjsonscan_project_portable(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted)
+                    : cjsonscan_project(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted)
+            }
         }
         guard count >= 0 else { return nil }
-        return Array(out[..<count])
+        return Projection(bytes: Array(out[..<count]),
+                          lifts: lifts[..<lifted].map { .init(placeholder: $0.placeholder, start: $0.start, length: $0.length) })
     }
 
     /// nil when both code paths of the kernel agree with the parser on `record`, else what differs.
-    public static func divergence(_ record: UnsafeRawBufferPointer, plan: Plan, maximumDepth: Int) -> String? {
-        let projected = project(record, plan: plan, maximumDepth: maximumDepth, portable: false)
-        let portable = project(record, plan: plan, maximumDepth: maximumDepth, portable: true)
+    public static func divergence(_ record: UnsafeRawBufferPointer, plan: Plan, maximumDepth: Int, liftCapacity: Int = 0) -> String? {
+        let projected = project(record, plan: plan, maximumDepth: maximumDepth, portable: false, liftCapacity: liftCapacity)
+        let portable = project(record, plan: plan, maximumDepth: maximumDepth, portable: true, liftCapacity: liftCapacity)
         if projected != portable {
-            return "the projector writes \(projected.map(printable) ?? "nothing"), its portable code \(portable.map(printable) ?? "nothing")"
+            return "the projector writes \(projected.map { printable($0.bytes) } ?? "nothing"), its portable code \(portable.map { printable($0.bytes) } ?? "nothing")"
         }
         let events = Events.of(record, maximumDepth: maximumDepth)
         guard let projected else {
@@ -130,12 +258,31 @@ struct ProjectionBuilder {
             if nesting(all) > 4096 || hasEscapedKey(all, plan: plan) { return nil }
             return "the parser accepts the record; the projector declines it"
         }
-        guard case .accepted(let all) = events else { return "the projector writes \(printable(projected)); the parser: \(events)" }
-        let expected = filter(all, plan: plan)
-        guard case .accepted(let got) = projected.withUnsafeBytes({ Events.of($0, maximumDepth: maximumDepth) }) else {
-            return "the projection \(printable(projected)) does not parse"
+        guard case .accepted(let all) = events else { return "the projector writes \(printable(projected.bytes)); the parser: \(events)" }
+        var expectedLifts: [Event] = []
+        let expected = filter(all, plan: plan, liftCapacity: liftCapacity, lifted: &expectedLifts)
+        guard case .accepted(let got) = projected.bytes.withUnsafeBytes({ Events.of($0, maximumDepth: maximumDepth) }) else {
+            return "the projection \(printable(projected.bytes)) does not parse"
         }
-        return got == expected ? nil : "the projection \(printable(projected)) has events \(got), expected \(expected)"
+        if got != expected { return "the projection \(printable(projected.bytes)) has events \(got), expected \(expected)" }
+        if projected.lifts.count != expectedLifts.count {
+            return "\(projected.lifts.count) strings lifted out of \(printable(projected.bytes)), expected \(expectedLifts.count)"
+        }
+        for (lift, expected) in zip(projected.lifts, expectedLifts) {
+            guard lift.placeholder + 1 < projected.bytes.count, projected.bytes[lift.placeholder] == 0x22,
+                  projected.bytes[lift.placeholder + 1] == 0x22 else { return "no \"\" at \(lift.placeholder) of \(printable(projected.bytes))" }
+            let raw = UnsafeRawBufferPointer(rebasing: record[lift.start..<(lift.start + lift.length)])
+            guard case .accepted([expected]) = Events.of(raw, maximumDepth: maximumDepth) else {
+                return "the lifted string \(printable(Array(raw))) is not the member's value \(expected)"
+            }
+            var decoded = [UInt8](repeating: 0, count: raw.count)
+            let n = decoded.withUnsafeMutableBufferPointer {
+                cjsonscan_decode_string(raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + 1, raw.count - 2, $0.baseAddress)
+            }
+            let text = Event.scalar(String(decoding: decoded[..<n], as: UTF8.self).debugDescription)
+            if text != expected { return "the lifted string \(printable(Array(raw))) decodes to \(text), yajl says \(expected)" }
+        }
+        return nil
     }
 
     private static func printable(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self).debugDescription }
@@ -215,15 +362,19 @@ struct ProjectionBuilder {
         return j
     }
 
-    /// The events of the object starting at `i` with only the members `plan` keeps (what the projection must yield).
-    static func filter(_ events: [Event], plan: Plan) -> [Event] {
+    /// The events of the object starting at `i` with only the members `plan` keeps (what the projection must
+    /// yield), the non-empty strings of lifted keys (up to `liftCapacity`) as `""`, gathered in `lifted`.
+    static func filter(_ events: [Event], plan: Plan, liftCapacity: Int, lifted: inout [Event]) -> [Event] {
         var out: [Event] = []
-        filterObject(events, 0, plan, &out)
+        filterObject(events, 0, plan, liftCapacity, &lifted, &out)
         return out
     }
 
     @discardableResult
-    private static func filterObject(_ events: [Event], _ start: Int, _ plan: Plan, _ out: inout [Event]) -> Int {
+    private static func filterObject(
+        _ events: [Event], _ start: Int, _ plan: Plan, _ liftCapacity: Int, _ lifted: inout [Event], _ out: inout [Event]
+    ) -> Int {
+        let empty = Event.scalar(#""""#)
         out.append(.startObject)
         var i = start + 1
         while case .key(let k, _) = events[i] {
@@ -231,7 +382,11 @@ struct ProjectionBuilder {
             if let entry = plan.keys.first(where: { $0.key == k }) {
                 out.append(events[i])
                 if let child = entry.child, case .startObject = events[i + 1] {
-                    filterObject(events, i + 1, child, &out)
+                    filterObject(events, i + 1, child, liftCapacity, &lifted, &out)
+                } else if entry.child == nil, plan.lifted.contains(k), case .scalar(let text) = events[i + 1],
+                          text.hasPrefix("\""), events[i + 1] != empty, lifted.count < liftCapacity {
+                    lifted.append(events[i + 1])
+                    out.append(empty)
                 } else {
                     out.append(contentsOf: events[(i + 1)..<end])
                 }

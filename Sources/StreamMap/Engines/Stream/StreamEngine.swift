@@ -44,6 +44,8 @@ public struct StreamEngine: RecordEngine {
     var verbatimCopies: Int { plan?.copier.copies ?? 0 }
     /// Records this copy of the engine projected before parsing them (`RecordProjector`), for the tests.
     var projections: Int { plan?.projector?.projections ?? 0 }
+    /// Strings the projections lifted out and field inputs took (`LiftedStrings`), for the tests.
+    var liftedStrings: Int { plan?.projector?.lifts.taken ?? 0 }
 
     /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
@@ -81,6 +83,7 @@ public struct StreamEngine: RecordEngine {
         if let projector = plan.projector,
            let projected = projector.project(record, maximumDepth: parserOptions.maximumDepth) {
             // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
+            defer { projector.lifts.end() }
             let parser = plan.wholeRecordParser(options: parserOptions)
             do {
                 try parser.feedScanned(projected)

@@ -60,6 +60,20 @@ class ValueSink: EventConsumer {
         }
     }
 
+    /// A string lifted out of the projection (`raw`: its text in the record, quotes included): exactly what
+    /// `start` does with its event. Returns true (a scalar is complete at once).
+    final func startLifted(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws -> Bool {
+        clear()
+        rejectedDepth = 0
+        try startLiftedString(raw, lifts)
+        return true
+    }
+
+    /// `startScalar` for a lifted string; subclasses that read the string's text as it is take it from `raw`.
+    func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
+        try startScalar(lifts.event(raw))
+    }
+
     /// A scalar value: mapped by `Mapper.map`. Subclasses take faster routes with the same result.
     func startScalar(_ e: JSONEvent) throws {
         setResult(mapper.map(try e.scalarValue()))
@@ -189,6 +203,9 @@ final class NotNullSink: ValueSink {
     override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
     override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
     override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
+    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
+        _ = try inner.startLifted(raw, lifts) ? finish() : false
+    }
     private func finish() -> Bool {
         if inner.errors.isEmpty && inner.kind != .value {
             setResult(.failure(MapError(.required, inner.kind == .null ? "value is required, found null" : "value is required, found absent")))
@@ -214,6 +231,9 @@ final class NonFatalSink: ValueSink {
     override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
     override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
     override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
+    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
+        _ = try inner.startLifted(raw, lifts) ? finish() : false
+    }
     private func finish() -> Bool {
         if inner.isFatal {
             setResult(.success(fallback?.make(), warnings: inner.errors))
@@ -243,6 +263,10 @@ final class PolicySink: ValueSink {
     override func startScalar(_ e: JSONEvent) throws {
         if case .null = e, policy.null != .passToMapper { return try super.startScalar(e) }
         _ = try inner.start(e) ? finish() : false
+    }
+    /// A string is not null: it goes to the inner sink.
+    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
+        _ = try inner.startLifted(raw, lifts) ? finish() : false
     }
     private func finish() -> Bool {
         if inner.isFatal {
