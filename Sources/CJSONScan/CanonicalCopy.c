@@ -243,6 +243,7 @@ __attribute__((target("avx2"))) STRING_RUN(string_run_avx2) {
 static inline int avx2(void) { return __builtin_cpu_supports("avx2"); }
 #else
 #define canonical_copy_avx2 canonical_copy_portable
+#define copy_string_avx2 copy_string_portable
 static inline int avx2(void) { return 0; }
 #endif
 
@@ -252,4 +253,18 @@ ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *c, const unsigned char *p, 
 
 ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out) {
     return canonical_copy_portable(c, p, n, out);
+}
+
+ptrdiff_t cjsonscan_canonical_string(const unsigned char *p, size_t n, unsigned char *out) {
+    size_t o = 0;
+    if (n < 2 || p[0] != '"') return -1;
+    size_t end = avx2() ? copy_string_avx2(p, 0, n, out, &o) : copy_string_portable(p, 0, n, out, &o);
+    return end == n ? (ptrdiff_t)o : -1;
+}
+
+ptrdiff_t cjsonscan_canonical_string_portable(const unsigned char *p, size_t n, unsigned char *out) {
+    size_t o = 0;
+    if (n < 2 || p[0] != '"') return -1;
+    size_t end = copy_string_portable(p, 0, n, out, &o);
+    return end == n ? (ptrdiff_t)o : -1;
 }

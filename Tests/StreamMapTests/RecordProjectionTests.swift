@@ -4,6 +4,7 @@
 // the record's events less the dropped members) on written cases, random records and plans and mutations of them,
 // both code paths; and through the engines, where the output must stay the tree engine's.
 
+import CJSONScan
 import Testing
 
 @_spi(Fuzzing) @testable import StreamMap
@@ -61,6 +62,33 @@ import StreamMapTestSupport
         #expect(divergence(Array(record.utf8), Self.liftingPlan, liftCapacity: 1) == nil)
         // Duplicates are lifted each.
         #expect(lifting(#"{"text":"a","text":"b"}"#)?.1 == [#""a""#, #""b""#])
+    }
+
+    /// A lifted string's canonical text (what a copy writes for it) is what JSONWriter writes for its decoded
+    /// text, on both code paths: every escape, control characters, runs around the 32-byte blocks.
+    @Test func canonicalTextOfLiftedStrings() {
+        var r = Rand(seed: 0xCA_0_1CA1)
+        let pieces = ["a", "é", "😀", "\\n", "\\\"", "\\\\", "\\u0041", "\\uD83D\\uDE00", " ", "/", "\\/", "\\u001f",
+                      "\\u007f", "\\b", "\\f", "\\r", "\\t", "\\u0000", "\\u2028", String(repeating: "x", count: 31)]
+        for _ in 0..<3000 {
+            let raw = Array(("\"" + (0..<r.int(0...12)).map { _ in r.pick(pieces) }.joined() + "\"").utf8)
+            guard case .accepted(let events) = raw.withUnsafeBytes({ RecordProjectionCheck.Events.of($0, maximumDepth: 10) }),
+                  events.count == 1 else { Issue.record("not a string: \(String(decoding: raw, as: UTF8.self))"); return }
+            var decoded = [UInt8](repeating: 0, count: raw.count)
+            let n = decoded.withUnsafeMutableBufferPointer { cjsonscan_decode_string(raw.withUnsafeBufferPointer { $0.baseAddress! + 1 }, raw.count - 2, $0.baseAddress) }
+            var w = JSONWriter()
+            decoded[..<n].withUnsafeBytes { w.writeString(utf8: $0) }
+            for portable in [false, true] {
+                var out = [UInt8](repeating: 0, count: raw.count + 32)
+                let count = out.withUnsafeMutableBufferPointer { o in
+                    raw.withUnsafeBufferPointer {
+                        portable ? cjsonscan_canonical_string_portable($0.baseAddress, raw.count, o.baseAddress)
+                                 : cjsonscan_canonical_string($0.baseAddress, raw.count, o.baseAddress)
+                    }
+                }
+                #expect(count >= 0 && Array(out[..<count]) == w.bytes, "\(String(decoding: raw, as: UTF8.self))")
+            }
+        }
     }
 
     /// Every escape decodes as yajl decodes it (surrogate pairs, `\u0000`, `\/`).

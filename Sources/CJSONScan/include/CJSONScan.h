@@ -112,6 +112,12 @@ ptrdiff_t cjsonscan_project(const cjsonscan_projection *plan, const unsigned cha
 ptrdiff_t cjsonscan_project_portable(const cjsonscan_projection *plan, const unsigned char *p, size_t n,
                                      size_t max_depth, unsigned char *out, cjsonscan_lift *lifts,
                                      size_t lift_capacity, size_t *lift_count);
+/// The canonical text of one string value, `p[0..<n]` from its opening to its closing quote, that the strict
+/// scanner and the skipper have accepted: what `cjsonscan_canonical_copy` writes for it (and JSONWriter for its
+/// decoded text). `out` needs room for `n + 32` bytes. Returns its length, or -1 when the bytes are not one string.
+ptrdiff_t cjsonscan_canonical_string(const unsigned char *p, size_t n, unsigned char *out);
+/// `cjsonscan_canonical_string` without SIMD, for the tests.
+ptrdiff_t cjsonscan_canonical_string_portable(const unsigned char *p, size_t n, unsigned char *out);
 /// The decoded UTF-8 of the body of a string (between its quotes) that the strict scanner and the skipper have
 /// accepted, written to `out` (room for `n` bytes), as yajl decodes it; returns its length.
 size_t cjsonscan_decode_string(const unsigned char *p, size_t n, unsigned char *out);

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import CJSONScan
 
 /// Copies a container through unchanged (`identity`, and type checks that pass), writing the canonical form as
 /// events arrive. Duplicate keys are detected per object; then (rarely) the copy is re-parsed so that the last
@@ -174,13 +175,19 @@ final class CopySink: ValueSink {
         kind = .value
     }
 
-    /// A lifted string without escapes is written as it is in the record (its canonical text); the others as
-    /// their event.
+    /// A lifted string that passes the check is written as its canonical text: as it is in the record when it
+    /// has no escapes, else by the verbatim copy's kernel (what the event's decoded text is written as).
     override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
-        guard !keepsValue, allowed?.contains(.string) ?? true, memchr(raw.baseAddress! + 1, 0x5C, raw.count - 2) == nil else {
-            return try startScalar(lifts.event(raw))
+        guard !keepsValue, allowed?.contains(.string) ?? true else { return try startScalar(lifts.event(raw)) }
+        let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        if memchr(p + 1, 0x5C, raw.count - 2) == nil {
+            output.writeRaw(raw)
+        } else {
+            output.reserve(raw.count + 32)
+            let count = cjsonscan_canonical_string(p, raw.count, output.end)
+            guard count >= 0 else { return try startScalar(lifts.event(raw)) }
+            output.end += count
         }
-        output.writeRaw(raw)
         kind = .value
     }
 
