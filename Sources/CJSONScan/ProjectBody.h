@@ -1,12 +1,12 @@
 // The record projector's body (see SkipValue.c, which includes it once per variant after SkipValueBody.h and
-// defines `V(block_stops)`, and include/CJSONScan.h for the contract).
+// defines `V(string_masks_at)`, and include/CJSONScan.h for the contract).
 //
 // One walk over the record with the skipper's grammar (SkipValueBody.h: brackets that balance and match, commas,
 // colons, string keys, the number grammar, literals, escapes, no raw control byte in a string, whitespace of
 // space, tab, LF and CR, the nesting limit), as a state machine whose states are labels. Strings, the most
-// frequent token, are crossed with a bit mask per 64-byte block of the record — its quotes, backslashes and
-// control bytes (`V(block_stops)`), computed once per block however many strings the block holds — so a short
-// string costs a shift and a count of trailing zeros.
+// frequent token, are crossed with bit masks per 64-byte block of the record — its quotes, and its backslashes
+// and control bytes (`V(string_masks_at)`), computed once per block however many strings the block holds — so a
+// short string costs a few shifts and a count of trailing zeros, and no byte of it is read.
 //
 // The objects the plan filters (the record and, inside it, the object values of keys with a child node) are
 // walked member by member: each key is looked up in its node; a member whose key is there is copied — from its
@@ -29,30 +29,31 @@ static size_t V(skip_escape)(const unsigned char *p, size_t i, size_t n) {
 }
 
 /// The string whose body starts at `i`: the index just past its closing quote, or 0 (an invalid escape, a control
-/// byte, the end of the bytes — or any escape when `plain` is set). `block`/`stops`: the block whose stop mask is
-/// at hand.
+/// byte, the end of the bytes — or any escape when `plain` is set). `block`/`masks`: the block whose masks are
+/// at hand. The usual string, with no backslash or control byte before its closing quote, ends without a byte of
+/// it being read.
 static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned char *p, size_t n, size_t i,
-                                                                  size_t *block, uint64_t *stops, int plain) {
+                                                                  size_t *block, string_masks *masks, int plain) {
     for (;;) {
         size_t b = i >> 6;
         if (__builtin_expect(b != *block, 0)) {
             *block = b;
-            *stops = V(block_stops)(p, n, b << 6);
+            *masks = V(string_masks_at)(p, n, b << 6);
         }
-        uint64_t m = *stops >> (i & 63);
-        if (!m) {
+        unsigned shift = (unsigned)(i & 63);
+        uint64_t quotes = masks->quotes >> shift, stops = masks->stops >> shift;
+        uint64_t before = quotes ? (quotes & -quotes) - 1 : ~0ull;  // the bits before the first quote
+        if (__builtin_expect(quotes && !(stops & before), 1)) return i + (size_t)__builtin_ctzll(quotes) + 1;
+        if (!(stops & before)) {
+            // Neither a quote nor a stop in the rest of the block (bytes past the end are spaces).
             i = (b + 1) << 6;
             if (i >= n) return 0;
             continue;
         }
-        i += (size_t)__builtin_ctzll(m);
-        if (i >= n) return 0;
-        unsigned char c = p[i];
-        if (__builtin_expect(c == '"', 1)) return i + 1;
-        if (c != '\\' || plain || i + 6 > n) {
-            // A control byte, an escape where none may be, or one near the end (the slow way).
-            if (c != '\\' || plain) return 0;
-            i = V(skip_escape)(p, i, n);
+        i += (size_t)__builtin_ctzll(stops);
+        if (i >= n || p[i] != '\\' || plain) return 0;  // (a control byte, or an escape where none may be)
+        if (i + 6 > n) {
+            i = V(skip_escape)(p, i, n);  // (near the end: the slow way)
             if (i == 0) return 0;
             continue;
         }
@@ -62,6 +63,47 @@ static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned
         if (length == 0) return 0;
         i += length;
     }
+}
+
+/// Index just past the digits at `i` (none: `i`), 8 at a time while 8 bytes are there.
+static inline size_t V(skip_digits)(const unsigned char *p, size_t i, size_t n) {
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        // Per byte, exactly (no carry between bytes): its high bit set where the byte is not '0'...'9'.
+        uint64_t low7 = w & LOWS;
+        uint64_t at_least_0 = low7 + ONES * (0x80 - '0'), above_9 = low7 + ONES * (0x80 - '9' - 1);
+        uint64_t other = (~at_least_0 | above_9 | w) & HIGHS;
+        if (other) return i + ((size_t)__builtin_ctzll(other) >> 3);
+        i += 8;
+    }
+    while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    return i;
+}
+
+/// `skip_number` with the digit runs 8 at a time.
+static inline size_t V(number_end)(const unsigned char *p, size_t i, size_t n) {
+    if (p[i] == '-') i++;
+    if (i >= n) return 0;
+    if (p[i] == '0') {
+        i++;
+    } else if (p[i] >= '1' && p[i] <= '9') {
+        i = V(skip_digits)(p, i + 1, n);
+    } else {
+        return 0;
+    }
+    if (i < n && p[i] == '.') {
+        i++;
+        if (i >= n || p[i] < '0' || p[i] > '9') return 0;
+        i = V(skip_digits)(p, i + 1, n);
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        if (i >= n || p[i] < '0' || p[i] > '9') return 0;
+        i = V(skip_digits)(p, i + 1, n);
+    }
+    return i < n ? i : 0;
 }
 
 static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
@@ -80,7 +122,7 @@ static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned cha
     int top = 0;
     size_t filter_depth;  // levels[top].depth, in a register
     size_t block = PROJECT_NONE;
-    uint64_t stops = 0;
+    string_masks masks = {0, 0};
 
     size_t i = V(skip_whitespace)(p, 0, n);
     if (i >= n || p[i] != '{' || limit < 1) return -1;
@@ -99,7 +141,7 @@ filtered_key: {
         // In a filtered object, at a member's key.
         if (i >= n || p[i] != '"') return -1;
         size_t key_start = i;
-        size_t key_end = V(string_end)(p, n, i + 1, &block, &stops, 1);  // (an escaped key: not projected)
+        size_t key_end = V(string_end)(p, n, i + 1, &block, &masks, 1);  // (an escaped key: not projected)
         if (key_end == 0) return -1;
         i = V(skip_whitespace)(p, key_end, n);
         if (i >= n || p[i] != ':') return -1;
@@ -141,7 +183,7 @@ filtered_key: {
         }
         if (k >= 0 && plan->keys[k].lifted && p[i] == '"' && i + 1 < n && p[i + 1] != '"' && *lift_count < lift_capacity) {
             // Lifted: the key as it is and an empty string in the projection; where the string is, on the side.
-            size_t end = V(string_end)(p, n, i + 1, &block, &stops, 0);
+            size_t end = V(string_end)(p, n, i + 1, &block, &masks, 0);
             if (end == 0) return -1;
             if (levels[top].emitted++) out[o++] = ',';
             memcpy(out + o, p + key_start, i - key_start);
@@ -150,6 +192,20 @@ filtered_key: {
             ++*lift_count;
             out[o++] = '"';
             out[o++] = '"';
+            levels[top].member_start = PROJECT_NONE;
+            i = end;
+            goto filtered_after;
+        }
+        if (k >= 0 && plan->keys[k].lifted && (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) && *lift_count < lift_capacity) {
+            // A number, lifted the same way: `0` in the projection.
+            size_t end = V(number_end)(p, i, n);
+            if (end == 0) return -1;
+            if (levels[top].emitted++) out[o++] = ',';
+            memcpy(out + o, p + key_start, i - key_start);
+            o += i - key_start;
+            lifts[*lift_count] = (cjsonscan_lift){o, i, end - i};
+            ++*lift_count;
+            out[o++] = '0';
             levels[top].member_start = PROJECT_NONE;
             i = end;
             goto filtered_after;
@@ -191,7 +247,7 @@ value:
     if (i >= n) return -1;
     switch (p[i]) {
     case '"':
-        i = V(string_end)(p, n, i + 1, &block, &stops, 0);
+        i = V(string_end)(p, n, i + 1, &block, &masks, 0);
         if (i == 0) return -1;
         goto after_value;
     case '{':
@@ -221,7 +277,7 @@ value:
         i = V(skip_literal)(p, i, n, "null", 4);
         break;
     default:
-        i = V(skip_number)(p, i, n);
+        i = V(number_end)(p, i, n);
         break;
     }
     if (i == 0) return -1;
@@ -245,7 +301,7 @@ after_value:
 
 key:
     if (i >= n || p[i] != '"') return -1;
-    i = V(string_end)(p, n, i + 1, &block, &stops, 0);
+    i = V(string_end)(p, n, i + 1, &block, &masks, 0);
     if (i == 0) return -1;
     i = V(skip_whitespace)(p, i, n);
     if (i >= n || p[i] != ':') return -1;

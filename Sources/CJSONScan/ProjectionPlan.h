@@ -50,11 +50,18 @@ static inline uint64_t plan_prefix(const unsigned char *k, size_t n) {
     return a;
 }
 
+/// A key's hash, from all its bytes (keys that share a prefix and a suffix, as a hostile spec's may, still spread).
 static inline uint64_t plan_hash(const unsigned char *k, size_t n) {
     uint64_t a = 0, b = 0;
     if (n >= 8) {
         memcpy(&a, k, 8);
         memcpy(&b, k + n - 8, 8);
+        for (size_t i = 8; i + 8 < n; i += 8) {  // (the middle of a key longer than 16 bytes)
+            uint64_t w;
+            memcpy(&w, k + i, 8);
+            a = (a ^ w) * 0x9E3779B97F4A7C15ull;
+            a ^= a >> 29;
+        }
     } else {
         memcpy(&a, k, n);
     }
@@ -76,7 +83,8 @@ static inline int32_t plan_find(const cjsonscan_projection *plan, int32_t node_i
         int32_t k = table[slot];
         if (k < 0) return -1;
         const plan_key *candidate = &plan->keys[k];
-        if (candidate->length == length && memcmp(plan->bytes + candidate->offset, key, length) == 0) return k;
+        if (candidate->length == length && (length == 0 || (plan->bytes[candidate->offset] == key[0] &&
+            memcmp(plan->bytes + candidate->offset, key, length) == 0))) return k;
         slot = (slot + 1) & node->table_mask;
     }
 }

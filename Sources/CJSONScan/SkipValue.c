@@ -49,31 +49,37 @@ static inline size_t string_stop_portable(const unsigned char *p, size_t i, size
 }
 
 
-/// Bit k set where byte k of `b[0..<64]` is a quote, a backslash or a control byte.
-static inline uint64_t block_stops_of_portable(const unsigned char *b) {
-    uint64_t mask = 0;
+/// A 64-byte block's masks for the projector's string walk: bit k set where byte k is a quote, and where it is a
+/// backslash or a control byte (below 0x20).
+typedef struct {
+    uint64_t quotes, stops;
+} string_masks;
+
+/// A byte's bit from each of 8 high bits (one per byte of a word).
+static inline uint64_t gather_high_bits(uint64_t highs) { return (highs >> 7) * 0x0102040810204080ull >> 56; }
+
+static inline string_masks string_masks_of_portable(const unsigned char *b) {
+    string_masks m = {0, 0};
     for (int k = 0; k < 64; k += 8) {
         uint64_t w;
         memcpy(&w, b + k, 8);
-        // Exact per byte (no borrow between bytes): the high bit of each byte that is zero after the XOR, or
-        // below 0x20.
-        uint64_t stops = exact_zero_bytes(w ^ (ONES * '"')) | exact_zero_bytes(w ^ (ONES * '\\')) |
-                         (~(((w & LOWS) + ONES * 0x60) | w) & HIGHS);
-        mask |= ((stops >> 7) * 0x0102040810204080ull >> 56) << k;
+        // Exact per byte (no borrow between bytes).
+        m.quotes |= gather_high_bits(exact_zero_bytes(w ^ (ONES * '"'))) << k;
+        m.stops |= gather_high_bits(exact_zero_bytes(w ^ (ONES * '\\')) | (~(((w & LOWS) + ONES * 0x60) | w) & HIGHS)) << k;
     }
-    return mask;
+    return m;
 }
 
-/// The stop mask of the 64 bytes of `p` at `start` (the projector's string walk): bytes at or past `n` are stops.
-#define BLOCK_STOPS(variant)                                                                                        \
-    static inline uint64_t block_stops_##variant(const unsigned char *p, size_t n, size_t start) {                  \
-        if (start + 64 <= n) return block_stops_of_##variant(p + start);                                             \
+/// The masks of the 64 bytes of `p` at `start`; bytes at or past `n` count as spaces.
+#define STRING_MASKS_AT(variant)                                                                                    \
+    static inline string_masks string_masks_at_##variant(const unsigned char *p, size_t n, size_t start) {          \
+        if (start + 64 <= n) return string_masks_of_##variant(p + start);                                            \
         unsigned char tail[64];                                                                                      \
-        memset(tail, '"', 64);                                                                                       \
+        memset(tail, ' ', 64);                                                                                       \
         memcpy(tail, p + start, n - start);                                                                          \
-        return block_stops_of_##variant(tail);                                                                      \
+        return string_masks_of_##variant(tail);                                                                     \
     }
-BLOCK_STOPS(portable)
+STRING_MASKS_AT(portable)
 
 #define V(name) name##_portable
 #include "SkipValueBody.h"
@@ -98,24 +104,24 @@ __attribute__((target("avx2"))) static inline size_t string_stop_avx2(const unsi
     return string_stop_portable(p, i, n);
 }
 
-/// `block_stops_of_portable`, 32 bytes at a time.
-__attribute__((target("avx2"))) static inline uint32_t stops32_avx2(const unsigned char *b) {
-    const __m256i v = _mm256_loadu_si256((const __m256i *)b);
-    const __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v);
-    const __m256i quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('"'));
-    const __m256i backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'));
-    return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, backslash), control));
-}
-
-__attribute__((target("avx2"))) static inline uint64_t block_stops_of_avx2(const unsigned char *b) {
-    uint32_t low = stops32_avx2(b), high = stops32_avx2(b + 32);
-    // (Without this barrier clang rebuilds the two masks bit by bit through vector inserts: 10x slower.)
-    __asm__("" : "+r"(low), "+r"(high));
-    return (uint64_t)low | (uint64_t)high << 32;
+/// `string_masks_of_portable`, 32 bytes at a time.
+__attribute__((target("avx2"))) static inline string_masks string_masks_of_avx2(const unsigned char *b) {
+    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\'), control_max = _mm256_set1_epi8(0x1F);
+    const __m256i v0 = _mm256_loadu_si256((const __m256i *)b), v1 = _mm256_loadu_si256((const __m256i *)(b + 32));
+    uint32_t q0 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, quote));
+    uint32_t q1 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, quote));
+    uint32_t s0 = (uint32_t)_mm256_movemask_epi8(
+        _mm256_or_si256(_mm256_cmpeq_epi8(v0, backslash), _mm256_cmpeq_epi8(_mm256_min_epu8(v0, control_max), v0)));
+    uint32_t s1 = (uint32_t)_mm256_movemask_epi8(
+        _mm256_or_si256(_mm256_cmpeq_epi8(v1, backslash), _mm256_cmpeq_epi8(_mm256_min_epu8(v1, control_max), v1)));
+    // (Without this barrier clang rebuilds the masks bit by bit through vector inserts: 10x slower.)
+    __asm__("" : "+r"(q0), "+r"(q1), "+r"(s0), "+r"(s1));
+    string_masks m = {(uint64_t)q0 | (uint64_t)q1 << 32, (uint64_t)s0 | (uint64_t)s1 << 32};
+    return m;
 }
 
 #pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-BLOCK_STOPS(avx2)
+STRING_MASKS_AT(avx2)
 #define V(name) name##_avx2
 #include "SkipValueBody.h"
 #include "ProjectBody.h"

@@ -45,19 +45,20 @@ import StreamMapTestSupport
                 p.lifts.map { String(decoding: bytes[$0.start..<($0.start + $0.length)], as: UTF8.self) }, p.lifts.map(\.placeholder))
     }
 
-    /// Non-empty strings of lifted keys are written `""` and listed in order, escapes and all; any other value of a
-    /// lifted key (a number, an empty string, an object…) stays; past the capacity, strings stay.
+    /// Non-empty strings and numbers of lifted keys are written `""` and `0` and listed in order, escapes and all;
+    /// any other value of a lifted key (an empty string, an object…) stays; past the capacity, values stay.
     @Test func liftedStrings() {
         let record = #"{"id":7,"id_str":"7","x":"no","text":"a \"b\" \u00e9","user":{"screen_name":"s","id":1},"lang":"","created_at":{"k":"v"}}"#
         for portable in [false, true] {
             let (projection, lifted, placeholders) = lifting(record, portable: portable)!
-            #expect(projection == #"{"id":7,"id_str":"","text":"","user":{"screen_name":"","id":1},"lang":"","created_at":{"k":"v"}}"#)
-            #expect(lifted == [#""7""#, #""a \"b\" \u00e9""#, #""s""#])
-            #expect(placeholders == [17, 27, 52])
+            #expect(projection == #"{"id":0,"id_str":"","text":"","user":{"screen_name":"","id":1},"lang":"","created_at":{"k":"v"}}"#)
+            #expect(lifted == ["7", #""7""#, #""a \"b\" \u00e9""#, #""s""#])
+            #expect(placeholders == [6, 17, 27, 52])
         }
         let (projection, lifted, _) = lifting(record, capacity: 1)!
-        #expect(projection == #"{"id":7,"id_str":"","text":"a \"b\" \u00e9","user":{"screen_name":"s","id":1},"lang":"","created_at":{"k":"v"}}"#)
-        #expect(lifted == [#""7""#])
+        #expect(projection == #"{"id":0,"id_str":"7","text":"a \"b\" \u00e9","user":{"screen_name":"s","id":1},"lang":"","created_at":{"k":"v"}}"#)
+        #expect(lifted == ["7"])
+        #expect(lifting(#"{"id":-1.5e+3,"text":1}"#)?.1 == ["-1.5e+3", "1"])
         #expect(divergence(Array(record.utf8), Self.liftingPlan, liftCapacity: 16) == nil)
         #expect(divergence(Array(record.utf8), Self.liftingPlan, liftCapacity: 1) == nil)
         // Duplicates are lifted each.

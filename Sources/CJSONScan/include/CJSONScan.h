@@ -79,8 +79,8 @@ void cjsonscan_projection_free(cjsonscan_projection *plan);
 /// A new node's index, or -1 (out of memory, or the plan is sealed).
 int32_t cjsonscan_projection_add_node(cjsonscan_projection *plan);
 /// Adds a key to `node` (of `length` bytes, as decoded: keys written with escapes in a record are not matched,
-/// and such a record is not projected). With `lifted` (and `child` -1), a non-empty string value of the member is
-/// lifted out of the projection (see `cjsonscan_project`). A key added twice to a node keeps its first child.
+/// and such a record is not projected). With `lifted` (and `child` -1), a non-empty string or a number that is the
+/// member's value is lifted out of the projection (see `cjsonscan_project`). A key added twice to a node keeps its first child.
 /// Returns 0 when it cannot (out of memory, a bad node or child, or the plan is sealed): the plan then projects
 /// nothing.
 int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const unsigned char *key, size_t length,
@@ -88,8 +88,8 @@ int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const
 /// Builds the lookup tables. Returns 0 when the plan is unusable (then `cjsonscan_project` always answers -1).
 int cjsonscan_projection_seal(cjsonscan_projection *plan);
 
-/// A string lifted out of a projection: the offset in the projection of the empty string `""` that stands in
-/// its place, and where the string (quotes included) is in the record.
+/// A string or number lifted out of a projection: the offset in the projection of the `""` or `0` that stands in
+/// its place, and where the value (a string's quotes included) is in the record.
 typedef struct {
     size_t placeholder;
     size_t start;
@@ -101,8 +101,9 @@ typedef struct {
 /// `max_depth` levels (never more than 4096) — writes to `out` the record with only the members `plan` keeps, in
 /// their order (duplicates too), each as its bytes in the record, and returns the projection's length (at most
 /// `n`; `out` needs room for `n + 64` bytes). The projection is valid JSON and yields exactly the events of the
-/// record's kept members — but for the non-empty string values of lifted keys, up to `lift_capacity` of them,
-/// which are written as `""` and listed in `lifts` (`*lift_count` of them, in the projection's order). Returns -1
+/// record's kept members — but for the non-empty strings and the numbers that are values of lifted keys, up to
+/// `lift_capacity` of them, which are written as `""` and `0` and listed in `lifts` (`*lift_count` of them, in the
+/// projection's order). Returns -1
 /// otherwise: any syntax error (what `cjsonscan_skip_value` checks), a root that is not an object, a key written
 /// with an escape in an object the plan filters, nesting deeper than the limits, or filtered objects nested more
 /// than 64 deep — the caller then parses the record as before.

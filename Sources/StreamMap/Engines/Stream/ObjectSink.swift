@@ -7,8 +7,14 @@ final class FieldInput: EventConsumer {
     private var lifts: LiftedStrings?
     override func start(_ e: JSONEvent) throws -> Bool {
         found = true
-        if let lifts, case .string(let placeholder, _) = e, let raw = lifts.take(placeholder) {
-            return try sink.startLifted(raw, lifts)
+        if let lifts {
+            switch e {
+            case .string(let placeholder, _):
+                if let raw = lifts.take(placeholder, string: true) { return try sink.startLifted(raw, lifts) }
+            case .number(let placeholder):
+                if let raw = lifts.take(placeholder, string: false) { return try sink.start(lifts.event(raw)) }
+            default: break
+            }
         }
         return try sink.start(e)
     }

@@ -117,12 +117,12 @@ final class LiftedStrings {
     /// The parse of the projection is over (however it ended).
     func end() { projection = nil }
 
-    /// When `value` (a string event's bytes) is the placeholder of a lifted string, the string as it is in the
-    /// record, quotes included; else nil.
+    /// When `value` (the bytes of a string event, or of a number's) is the placeholder of a lifted value, the value
+    /// as it is in the record (a string's quotes included); else nil.
     @inline(__always)
-    func take(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard let projection, value.count == 0, let address = value.baseAddress else { return nil }
-        return lifted(at: address - projection - 1)
+    func take(_ value: UnsafeRawBufferPointer, string: Bool) -> UnsafeRawBufferPointer? {
+        guard let projection, value.count == (string ? 0 : 1), let address = value.baseAddress else { return nil }
+        return lifted(at: address - projection - (string ? 1 : 0))
     }
 
     @inline(never)
@@ -135,9 +135,10 @@ final class LiftedStrings {
         return UnsafeRawBufferPointer(start: record + entry.start, count: entry.length)
     }
 
-    /// The event of a lifted string (`raw`, quotes included): its bytes as they are when it has no escapes, else
-    /// decoded as yajl decodes them.
+    /// The event of a lifted value: a number's lexeme; a string's (`raw`, quotes included) bytes as they are when
+    /// it has no escapes, else decoded as yajl decodes them.
     func event(_ raw: UnsafeRawBufferPointer) -> JSONEvent {
+        guard raw.first == 0x22 else { return .number(raw) }
         let body = UnsafeRawBufferPointer(rebasing: raw[1..<raw.count - 1])
         guard let p = body.baseAddress, memchr(p, 0x5C, body.count) != nil else { return .string(body, verbatim: true) }
         decoded.reset(keeping: 1 << 20)
@@ -269,12 +270,18 @@ struct ProjectionBuilder {
             return "\(projected.lifts.count) strings lifted out of \(printable(projected.bytes)), expected \(expectedLifts.count)"
         }
         for (lift, expected) in zip(projected.lifts, expectedLifts) {
-            guard lift.placeholder + 1 < projected.bytes.count, projected.bytes[lift.placeholder] == 0x22,
-                  projected.bytes[lift.placeholder + 1] == 0x22 else { return "no \"\" at \(lift.placeholder) of \(printable(projected.bytes))" }
             let raw = UnsafeRawBufferPointer(rebasing: record[lift.start..<(lift.start + lift.length)])
             guard case .accepted([expected]) = Events.of(raw, maximumDepth: maximumDepth) else {
-                return "the lifted string \(printable(Array(raw))) is not the member's value \(expected)"
+                return "the lifted value \(printable(Array(raw))) is not the member's value \(expected)"
             }
+            if raw.first != 0x22 {
+                guard lift.placeholder < projected.bytes.count, projected.bytes[lift.placeholder] == UInt8(ascii: "0") else {
+                    return "no 0 at \(lift.placeholder) of \(printable(projected.bytes))"
+                }
+                continue
+            }
+            guard lift.placeholder + 1 < projected.bytes.count, projected.bytes[lift.placeholder] == 0x22,
+                  projected.bytes[lift.placeholder + 1] == 0x22 else { return "no \"\" at \(lift.placeholder) of \(printable(projected.bytes))" }
             var decoded = [UInt8](repeating: 0, count: raw.count)
             let n = decoded.withUnsafeMutableBufferPointer {
                 cjsonscan_decode_string(raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + 1, raw.count - 2, $0.baseAddress)
@@ -384,9 +391,10 @@ struct ProjectionBuilder {
                 if let child = entry.child, case .startObject = events[i + 1] {
                     filterObject(events, i + 1, child, liftCapacity, &lifted, &out)
                 } else if entry.child == nil, plan.lifted.contains(k), case .scalar(let text) = events[i + 1],
-                          text.hasPrefix("\""), events[i + 1] != empty, lifted.count < liftCapacity {
+                          text.hasPrefix("\"") || text.first == "-" || text.first!.isASCII && text.first!.isNumber,
+                          events[i + 1] != empty, lifted.count < liftCapacity {
                     lifted.append(events[i + 1])
-                    out.append(empty)
+                    out.append(text.hasPrefix("\"") ? empty : .scalar("0"))
                 } else {
                     out.append(contentsOf: events[(i + 1)..<end])
                 }
