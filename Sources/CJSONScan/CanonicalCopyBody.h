@@ -13,7 +13,9 @@ static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigne
             out[(*o)++] = '"';
             return i + 1;
         }
-        // A backslash.
+        // A backslash: this escape, and those right after it (text in a script written all as `\u` escapes is
+        // a run of them), without going back to the run copy in between.
+    escape:
         if (i + 1 >= n) return 0;
         unsigned long cp;
         switch (p[i + 1]) {
@@ -47,6 +49,7 @@ static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigne
             return 0;
         }
         *o += put_code_point(out + *o, cp);
+        if (i < n && p[i] == '\\') goto escape;
     }
 }
 

@@ -3,8 +3,9 @@ final class FieldInput: EventConsumer {
     let sink: ValueSink
     @exclusivity(unchecked) private(set) var found = false
     init(_ sink: ValueSink) { self.sink = sink }
-    /// Set when the projection lifts this field's strings out (`LiftedStrings`).
-    private var lifts: LiftedStrings?
+    /// Set when the projection lifts this field's values out (`LiftedStrings`, which the compiled plan keeps alive
+    /// for as long as this input: no reference counting per value).
+    private unowned(unsafe) var lifts: LiftedStrings?
     override func start(_ e: JSONEvent) throws -> Bool {
         found = true
         if let lifts {
