@@ -19,12 +19,35 @@
 #define PROJECT_NONE ((size_t)-1)
 #endif
 
-/// The escape whose backslash is at `i`: the index just past it, or 0 (as `skip_string` reads escapes).
+/// The value of the four hex digits at `p`, or -1.
+static inline long V(hex4_value)(const unsigned char *p) {
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        unsigned char h = p[k];
+        if (!hex_digits[h]) return -1;
+        v = v << 4 | (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+/// The length of the `\u` escape whose backslash is at `i` as the strict scanner accepts it: 6, or 12 for a high
+/// surrogate and the low one right after it; 0 for bad digits, a lone or mismatched surrogate, or too few bytes.
+static inline size_t V(unicode_escape_length)(const unsigned char *p, size_t i, size_t n) {
+    if (i + 6 > n) return 0;
+    long v = V(hex4_value)(p + i + 2);
+    if (v < 0xD800) return v < 0 ? 0 : 6;
+    if (v >= 0xE000) return 6;
+    if (v >= 0xDC00 || i + 12 > n || p[i + 6] != '\\' || p[i + 7] != 'u') return 0;
+    long low = V(hex4_value)(p + i + 8);
+    return low >= 0xDC00 && low < 0xE000 ? 12 : 0;
+}
+
+/// The escape whose backslash is at `i`: the index just past it, or 0.
 static size_t V(skip_escape)(const unsigned char *p, size_t i, size_t n) {
     if (i + 1 >= n) return 0;
     size_t length = escape_length[p[i + 1]];
+    if (length == 6) length = V(unicode_escape_length)(p, i, n);
     if (length == 0 || i + length > n) return 0;
-    for (size_t k = i + 2; k < i + length; k++) if (!hex_digits[p[k]]) return 0;
     return i + length;
 }
 
@@ -33,12 +56,14 @@ static size_t V(skip_escape)(const unsigned char *p, size_t i, size_t n) {
 /// at hand. The usual string, with no backslash or control byte before its closing quote, ends without a byte of
 /// it being read.
 static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned char *p, size_t n, size_t i,
-                                                                  size_t *block, string_masks *masks, int plain) {
+                                                                  size_t *block, string_masks *masks,
+                                                                  V(utf8_state) *utf8, int plain) {
     for (;;) {
         size_t b = i >> 6;
         if (__builtin_expect(b != *block, 0)) {
             *block = b;
-            *masks = V(string_masks_at)(p, n, b << 6);
+            *masks = V(string_masks_at)(p, n, b << 6, utf8);
+            if (masks->invalid) return 0;
         }
         unsigned shift = (unsigned)(i & 63);
         uint64_t quotes = masks->quotes >> shift, stops = masks->stops >> shift;
@@ -57,9 +82,11 @@ static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned
             if (i == 0) return 0;
             continue;
         }
-        // An escape: its length (2, or 6 for `\u`, whose four hex digits are checked at once), 0 if invalid.
+        // An escape: its length (2, or 6 for `\u` and its four hex digits), 0 if invalid.
         size_t length = escape_length[p[i + 1]];
-        if (length == 6) length = hex_digits[p[i + 2]] & hex_digits[p[i + 3]] & hex_digits[p[i + 4]] & hex_digits[p[i + 5]] ? 6 : 0;
+        if (length == 6) {
+            length = V(unicode_escape_length)(p, i, n);
+        }
         if (length == 0) return 0;
         i += length;
     }
@@ -122,7 +149,9 @@ static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned cha
     int top = 0;
     size_t filter_depth;  // levels[top].depth, in a register
     size_t block = PROJECT_NONE;
-    string_masks masks = {0, 0};
+    string_masks masks = {0, 0, 0};
+    V(utf8_state) utf8;
+    memset(&utf8, 0, sizeof utf8);
 
     size_t i = V(skip_whitespace)(p, 0, n);
     if (i >= n || p[i] != '{' || limit < 1) return -1;
@@ -141,7 +170,7 @@ filtered_key: {
         // In a filtered object, at a member's key.
         if (i >= n || p[i] != '"') return -1;
         size_t key_start = i;
-        size_t key_end = V(string_end)(p, n, i + 1, &block, &masks, 1);  // (an escaped key: not projected)
+        size_t key_end = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 1);  // (an escaped key: not projected)
         if (key_end == 0) return -1;
         i = V(skip_whitespace)(p, key_end, n);
         if (i >= n || p[i] != ':') return -1;
@@ -183,7 +212,7 @@ filtered_key: {
         }
         if (k >= 0 && plan->keys[k].lifted && p[i] == '"' && i + 1 < n && p[i + 1] != '"' && *lift_count < lift_capacity) {
             // Lifted: the key as it is and an empty string in the projection; where the string is, on the side.
-            size_t end = V(string_end)(p, n, i + 1, &block, &masks, 0);
+            size_t end = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
             if (end == 0) return -1;
             if (levels[top].emitted++) out[o++] = ',';
             memcpy(out + o, p + key_start, i - key_start);
@@ -236,7 +265,7 @@ filtered_close:
     i++;
     if (top == 0) {
         while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
-        return i == n ? (ptrdiff_t)o : -1;
+        return i == n && !V(utf8_open)(&utf8) ? (ptrdiff_t)o : -1;
     }
     top--;
     filter_depth = levels[top].depth;
@@ -247,7 +276,7 @@ value:
     if (i >= n) return -1;
     switch (p[i]) {
     case '"':
-        i = V(string_end)(p, n, i + 1, &block, &masks, 0);
+        i = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
         if (i == 0) return -1;
         goto after_value;
     case '{':
@@ -301,7 +330,7 @@ after_value:
 
 key:
     if (i >= n || p[i] != '"') return -1;
-    i = V(string_end)(p, n, i + 1, &block, &masks, 0);
+    i = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
     if (i == 0) return -1;
     i = V(skip_whitespace)(p, i, n);
     if (i >= n || p[i] != ':') return -1;

@@ -53,13 +53,69 @@ static inline size_t string_stop_portable(const unsigned char *p, size_t i, size
 /// backslash or a control byte (below 0x20).
 typedef struct {
     uint64_t quotes, stops;
+    int invalid;  // the block's bytes are not valid UTF-8 (after the blocks before it)
 } string_masks;
 
 /// A byte's bit from each of 8 high bits (one per byte of a word).
 static inline uint64_t gather_high_bits(uint64_t highs) { return (highs >> 7) * 0x0102040810204080ull >> 56; }
 
-static inline string_masks string_masks_of_portable(const unsigned char *b) {
-    string_masks m = {0, 0};
+/// The UTF-8 of the blocks the projector's string walk classifies, byte by byte (no SIMD): the continuation bytes
+/// the last character still needs, and the range the next one must be in (Unicode's table 3-7).
+typedef struct {
+    size_t next;  // the block after the last one checked
+    int remaining;
+    unsigned char lower, upper;
+} utf8_state_portable;
+
+/// Checks the UTF-8 of the 64 bytes at `b` (block `index`), after the state of the blocks before. 0 when invalid.
+static inline int utf8_block_portable(const unsigned char *b, size_t index, utf8_state_portable *u) {
+    if (index != u->next) {
+        // Blocks in between hold no string (the walk read them: nothing but ASCII there in a valid record).
+        if (u->remaining) return 0;
+    }
+    u->next = index + 1;
+    int k = 0;
+    if (!u->remaining) {
+        while (k < 64) {
+            uint64_t w;
+            memcpy(&w, b + k, 8);
+            if (w & HIGHS) break;
+            k += 8;
+        }
+    }
+    for (; k < 64; k++) {
+        unsigned char c = b[k];
+        if (u->remaining) {
+            if (c < u->lower || c > u->upper) return 0;
+            u->remaining--;
+            u->lower = 0x80;
+            u->upper = 0xBF;
+            continue;
+        }
+        if (c < 0x80) continue;
+        u->lower = 0x80;
+        u->upper = 0xBF;
+        if (c < 0xC2) return 0;
+        else if (c < 0xE0) u->remaining = 1;
+        else if (c < 0xF0) {
+            u->remaining = 2;
+            if (c == 0xE0) u->lower = 0xA0;
+            if (c == 0xED) u->upper = 0x9F;  // (no encoded surrogate)
+        } else if (c < 0xF5) {
+            u->remaining = 3;
+            if (c == 0xF0) u->lower = 0x90;
+            if (c == 0xF4) u->upper = 0x8F;  // (nothing above U+10FFFF)
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static inline int utf8_open_portable(const utf8_state_portable *u) { return u->remaining != 0; }
+
+static inline string_masks string_masks_of_portable(const unsigned char *b, size_t index, utf8_state_portable *u) {
+    string_masks m = {0, 0, 0};
     for (int k = 0; k < 64; k += 8) {
         uint64_t w;
         memcpy(&w, b + k, 8);
@@ -67,17 +123,19 @@ static inline string_masks string_masks_of_portable(const unsigned char *b) {
         m.quotes |= gather_high_bits(exact_zero_bytes(w ^ (ONES * '"'))) << k;
         m.stops |= gather_high_bits(exact_zero_bytes(w ^ (ONES * '\\')) | (~(((w & LOWS) + ONES * 0x60) | w) & HIGHS)) << k;
     }
+    m.invalid = !utf8_block_portable(b, index, u);
     return m;
 }
 
-/// The masks of the 64 bytes of `p` at `start`; bytes at or past `n` count as spaces.
+/// The masks of the 64 bytes of `p` at `start` (bytes at or past `n` count as spaces), their UTF-8 checked.
 #define STRING_MASKS_AT(variant)                                                                                    \
-    static inline string_masks string_masks_at_##variant(const unsigned char *p, size_t n, size_t start) {          \
-        if (start + 64 <= n) return string_masks_of_##variant(p + start);                                            \
+    static inline string_masks string_masks_at_##variant(const unsigned char *p, size_t n, size_t start,            \
+                                                         utf8_state_##variant *u) {                                 \
+        if (start + 64 <= n) return string_masks_of_##variant(p + start, start >> 6, u);                             \
         unsigned char tail[64];                                                                                      \
         memset(tail, ' ', 64);                                                                                       \
         memcpy(tail, p + start, n - start);                                                                          \
-        return string_masks_of_##variant(tail);                                                                     \
+        return string_masks_of_##variant(tail, start >> 6, u);                                                      \
     }
 STRING_MASKS_AT(portable)
 
@@ -104,8 +162,20 @@ __attribute__((target("avx2"))) static inline size_t string_stop_avx2(const unsi
     return string_stop_portable(p, i, n);
 }
 
-/// `string_masks_of_portable`, 32 bytes at a time.
-__attribute__((target("avx2"))) static inline string_masks string_masks_of_avx2(const unsigned char *b) {
+#include "UTF8Lookup.h"
+
+/// `utf8_state_portable` for the SIMD code: the last 32 bytes checked, and whether they end inside a character.
+typedef struct {
+    size_t next;
+    int open;
+    __m256i previous;
+} utf8_state_avx2;
+
+static inline int utf8_open_avx2(const utf8_state_avx2 *u) { return u->open; }
+
+/// `string_masks_of_portable`, 32 bytes at a time, UTF-8 by the lookup algorithm.
+__attribute__((target("avx2"))) static inline string_masks string_masks_of_avx2(const unsigned char *b, size_t index,
+                                                                                  utf8_state_avx2 *u) {
     const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\'), control_max = _mm256_set1_epi8(0x1F);
     const __m256i v0 = _mm256_loadu_si256((const __m256i *)b), v1 = _mm256_loadu_si256((const __m256i *)(b + 32));
     uint32_t q0 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, quote));
@@ -116,7 +186,20 @@ __attribute__((target("avx2"))) static inline string_masks string_masks_of_avx2(
         _mm256_or_si256(_mm256_cmpeq_epi8(v1, backslash), _mm256_cmpeq_epi8(_mm256_min_epu8(v1, control_max), v1)));
     // (Without this barrier clang rebuilds the masks bit by bit through vector inserts: 10x slower.)
     __asm__("" : "+r"(q0), "+r"(q1), "+r"(s0), "+r"(s1));
-    string_masks m = {(uint64_t)q0 | (uint64_t)q1 << 32, (uint64_t)s0 | (uint64_t)s1 << 32};
+    string_masks m = {(uint64_t)q0 | (uint64_t)q1 << 32, (uint64_t)s0 | (uint64_t)s1 << 32, 0};
+    if (index != u->next) {
+        // Blocks in between hold no string (the walk read them: nothing but ASCII there in a valid record).
+        if (u->open) m.invalid = 1;
+        u->previous = _mm256_setzero_si256();
+    }
+    u->next = index + 1;
+    __m256i any = _mm256_or_si256(v0, v1);
+    if (_mm256_movemask_epi8(any) != 0 || u->open) {
+        __m256i errors = _mm256_or_si256(utf8_errors(v0, u->previous), utf8_errors(v1, v0));
+        if (!_mm256_testz_si256(errors, errors)) m.invalid = 1;
+        u->open = ends_inside_character(v1);
+    }
+    u->previous = v1;
     return m;
 }
 

@@ -27,16 +27,26 @@ struct StreamMapCommand: ParsableCommand {
     /// `streammap --help` shows the mapping options, and a file named `check` is read with `streammap ./check`.
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
+        var implied = false
         if let first = arguments.first,
            subcommandNames.contains(first) || first.hasPrefix("--generate-completion-script") || first.hasPrefix("---")
             || first == "--experimental-dump-help" || first == "--version"
         {
             // As given.
         } else {
-            arguments.insert("map", at: 0)
+            implied = true
         }
         do {
-            var command = try parseAsRoot(arguments)
+            // `map` implied: parsed as a command of its own first, which spares ArgumentParser building the whole
+            // tool's tree (most of the start-up's 25 M instructions). Anything that does not parse that way —
+            // help, an error — is parsed again as `streammap map ARGS`, which answers exactly as before.
+            var command: ParsableCommand
+            if implied, let mapping = try? MapCommand.parseAsRoot(arguments) {
+                command = mapping
+            } else {
+                if implied { arguments.insert("map", at: 0) }
+                command = try parseAsRoot(arguments)
+            }
             try command.run()
         } catch {
             // What `main(arguments)` would do, but a "did you mean" that is no typo's is left out.
