@@ -30,16 +30,20 @@ static inline long V(hex4_value)(const unsigned char *p) {
     return v;
 }
 
-/// The length of the `\u` escape whose backslash is at `i` as the strict scanner accepts it: 6, or 12 for a high
-/// surrogate and the low one right after it; 0 for bad digits, a lone or mismatched surrogate, or too few bytes.
-static inline size_t V(unicode_escape_length)(const unsigned char *p, size_t i, size_t n) {
-    if (i + 6 > n) return 0;
+/// `unicode_escape_length` for a surrogate (its first hex digit a `D`, its second 8 or more).
+static size_t V(surrogate_escape_length)(const unsigned char *p, size_t i, size_t n) {
     long v = V(hex4_value)(p + i + 2);
-    if (v < 0xD800) return v < 0 ? 0 : 6;
-    if (v >= 0xE000) return 6;
-    if (v >= 0xDC00 || i + 12 > n || p[i + 6] != '\\' || p[i + 7] != 'u') return 0;
+    if (v < 0xD800 || v >= 0xDC00 || i + 12 > n || p[i + 6] != '\\' || p[i + 7] != 'u') return 0;
     long low = V(hex4_value)(p + i + 8);
     return low >= 0xDC00 && low < 0xE000 ? 12 : 0;
+}
+
+/// The length of the `\u` escape whose backslash is at `i` as the strict scanner accepts it: 6, or 12 for a high
+/// surrogate and the low one right after it; 0 for bad digits, a lone or mismatched surrogate, or too few bytes.
+static inline __attribute__((always_inline)) size_t V(unicode_escape_length)(const unsigned char *p, size_t i, size_t n) {
+    if (i + 6 > n) return 0;
+    if ((p[i + 2] | 0x20) == 'd' && p[i + 3] >= '8') return V(surrogate_escape_length)(p, i, n);
+    return hex_digits[p[i + 2]] & hex_digits[p[i + 3]] & hex_digits[p[i + 4]] & hex_digits[p[i + 5]] ? 6 : 0;
 }
 
 /// The escape whose backslash is at `i`: the index just past it, or 0.
