@@ -754,14 +754,21 @@ struct TwitterDateTests {
         }
         inputs += ["", "Tue", "Tue Feb 29 12:00:00 +0000 2024", "Tue Feb 29 12:00:00 +0000 2023",
                    "Tue Feb 01 23:43:02 +0000 2022 ", " Tue Feb 01 23:43:02 +0000 2022"].map { Array($0.utf8) }
-        var parsed = 0
+        var parsed = 0, canonical = 0
         for input in inputs {
-            let (fast, pattern) = input.withUnsafeBufferPointer {
-                (NamedDateFormat.parseTwitter($0), NamedDateFormat.twitterFormat.parse(bytes: $0))
+            let (fast, pattern, fixed) = input.withUnsafeBufferPointer {
+                (NamedDateFormat.parseTwitter($0), NamedDateFormat.twitterFormat.parse(bytes: $0),
+                 NamedDateFormat.parseTwitterCanonical($0))
             }
             #expect(fast == pattern, "\(String(decoding: input, as: UTF8.self))")
             if fast != nil { parsed += 1 }
+            // The fixed-offset read answers only what the token reads answer the same.
+            if let fixed {
+                #expect(fixed == pattern, "\(String(decoding: input, as: UTF8.self))")
+                canonical += 1
+            }
         }
         #expect(parsed > 500, "the inputs must include many valid dates")
+        #expect(canonical > 300, "many valid dates take the fixed-offset read")
     }
 }

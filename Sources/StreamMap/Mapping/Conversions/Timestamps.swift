@@ -505,6 +505,60 @@ public enum NamedDateFormat: String, Sendable, CaseIterable {
     /// stream of tweets parses one such date per record): `EEE`, ` `, `MMM`, ` `, `dd`, ` `, `HH`, `:`, `mm`,
     /// `:`, `ss`, ` `, `Z`, ` `, `yyyy`, the end. The same reads, in the same order, so the same result.
     static func parseTwitter(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        if let t = parseTwitterCanonical(bytes) { return t }
+        return parseTwitterByTokens(bytes)
+    }
+
+    /// `parseTwitter` for its usual text, 30 bytes with every token in its place (`Tue Feb 01 23:43:02 +0000
+    /// 2022`), read at fixed offsets: what the token reads accept there, and the same fields; nil for anything
+    /// else (which the token reads then decide).
+    static func parseTwitterCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        guard bytes.count == 30, let b = bytes.baseAddress else { return nil }
+        guard b[3] == 0x20, b[7] == 0x20, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20, b[25] == 0x20,
+              b[20] == 0x2B || b[20] == 0x2D else { return nil }
+        // Each pair of digits as 0...99 (a non-digit makes it 100 or more, out of every range below).
+        @inline(__always) func pair(_ i: Int) -> Int {
+            let high = b[i] &- 0x30, low = b[i + 1] &- 0x30
+            return high < 10 && low < 10 ? Int(high) * 10 + Int(low) : 100
+        }
+        // The names as `Cursor.consumeShortName` compares them (case folded by OR-ing 0x20).
+        switch (UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16) | 0x20_2020 {
+        case 0x6E_7573, 0x6E_6F6D, 0x65_7574, 0x64_6577, 0x75_6874, 0x69_7266, 0x74_6173: break  // sun … sat
+        default: return nil
+        }
+        let month: Int
+        switch (UInt32(b[4]) | UInt32(b[5]) << 8 | UInt32(b[6]) << 16) | 0x20_2020 {
+        case 0x6E_616A: month = 1
+        case 0x62_6566: month = 2
+        case 0x72_616D: month = 3
+        case 0x72_7061: month = 4
+        case 0x79_616D: month = 5
+        case 0x6E_756A: month = 6
+        case 0x6C_756A: month = 7
+        case 0x67_7561: month = 8
+        case 0x70_6573: month = 9
+        case 0x74_636F: month = 10
+        case 0x76_6F6E: month = 11
+        case 0x63_6564: month = 12
+        default: return nil
+        }
+        let day = pair(8), hour = pair(11), minute = pair(14), second = pair(17)
+        let offsetHours = pair(21), offsetMinutes = pair(23), century = pair(26), yearInCentury = pair(28)
+        guard day >= 1 && day <= 31, hour <= 23, minute <= 59, second <= 59, offsetHours <= 23, offsetMinutes <= 59,
+              century <= 99, yearInCentury <= 99 else { return nil }
+        var f = TimestampSupport.Fields()
+        f.year = century * 100 + yearInCentury
+        f.month = month
+        f.day = day
+        f.hour = hour
+        f.minute = minute
+        f.second = second
+        f.offsetSeconds = (b[20] == 0x2B ? 1 : -1) * (offsetHours * 3600 + offsetMinutes * 60)
+        return f.timestamp(defaultOffsetSeconds: 0)  // (the offset is set: no default used)
+    }
+
+    /// `parseTwitter`'s token reads.
+    static func parseTwitterByTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         typealias Names = TimestampSupport.Names
         let space = UInt8(ascii: " "), colon = UInt8(ascii: ":")
         var c = TimestampSupport.Cursor(bytes)
