@@ -28,6 +28,9 @@ final class RecordProjector {
     /// Records projected so far (the tests check that the engine takes this path).
     @exclusivity(unchecked) private(set) var projections = 0
     private static let keptCapacity = 1 << 20
+    /// Longer records are parsed whole, skipping inside yajl as before: a projection needs room for the record
+    /// again, and the engine's memory for one record stays what it was.
+    static let maximumRecordBytes = 4 << 20
     /// After this many input bytes, projecting stops unless it removed at least a quarter of them.
     private static let trialBytes = 1 << 22
 
@@ -54,7 +57,7 @@ final class RecordProjector {
     /// `lifts.end()`); nil when the record is to be parsed whole.
     func project(_ record: UnsafeRawBufferPointer, maximumDepth: Int, portable: Bool = false) -> UnsafeRawBufferPointer? {
         guard enabled, let p = record.baseAddress?.assumingMemoryBound(to: UInt8.self), record.count > 0,
-              maximumDepth > 0 else { return nil }
+              record.count <= Self.maximumRecordBytes, maximumDepth > 0 else { return nil }
         // (No strict scan first: the kernel checks what the strict scanner checks, UTF-8 included.)
         text.reset(keeping: Self.keptCapacity)
         text.reserve(record.count + 64)
