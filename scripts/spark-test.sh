@@ -3,8 +3,8 @@
 # Java 17 (Debian's openjdk-17-jre-headless) and python3-venv with apt-get, PySpark 4 and pytest in a virtual
 # environment under the build folder (.build/spark-venv). Builds the portable binary (scripts/build-portable.sh),
 # then runs pytest: the chunk plan, one chunk through the binary, the binary's dependencies, the README's pipe
-# blocks, and the stage against a serial run on a generated corpus of 200 000 records (about 1 minute after the
-# build).
+# blocks, the PySpark example of README.md and docs/spark.md, and the stage against a serial run on a generated
+# corpus of 200 000 records (about 1 minute after the build).
 #
 #   scripts/spark-test.sh              # everything
 #   scripts/spark-test.sh -k retried   # extra arguments go to pytest

@@ -204,7 +204,7 @@ public enum EngineFuzzing {
             else { return nil }
             return "StreamMap fuzz: the record projector differs from the parser: \(divergence)\n"
                 + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), max depth \(c.options.maximumDepth), record \(i)\n"
-                + "  plan: \(p.keys.map(\.key))\n  bytes: \(printable(record))"
+                + "  plan: \(p), lifting at most \(capacity)\n  bytes: \(printable(record))"
         }
     }
 

@@ -195,12 +195,19 @@ struct ProjectionBuilder {
     /// Which members of an object are kept: each key's member whole (nil), or, when its value is an object,
     /// projected by the key's own plan; the non-empty string values of the `lifted` keys (kept whole) are lifted
     /// out of the projection.
-    public struct Plan: Sendable {
+    public struct Plan: Sendable, CustomStringConvertible {
         public var keys: [(key: String, child: Plan?)]
         public var lifted: Set<String>
         public init(_ keys: [(key: String, child: Plan?)], lifted: Set<String> = []) {
             self.keys = keys
             self.lifted = lifted
+        }
+
+        /// `{key, key: {…}, key (lifted)}`: for reports.
+        public var description: String {
+            "{" + keys.map { key, child in
+                key.debugDescription + (child.map { ": \($0)" } ?? "") + (lifted.contains(key) && child == nil ? " (lifted)" : "")
+            }.joined(separator: ", ") + "}"
         }
     }
 
@@ -291,7 +298,7 @@ struct ProjectionBuilder {
             let n = decoded.withUnsafeMutableBufferPointer {
                 cjsonscan_decode_string(raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + 1, raw.count - 2, $0.baseAddress)
             }
-            let text = Event.scalar(String(decoding: decoded[..<n], as: UTF8.self).debugDescription)
+            let text = Event.string(Array(decoded[..<n]))
             if text != expected { return "the lifted string \(printable(Array(raw))) decodes to \(text), yajl says \(expected)" }
         }
         return nil
@@ -299,16 +306,22 @@ struct ProjectionBuilder {
 
     private static func printable(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self).debugDescription }
 
-    /// One parse event, with its text (keys also say whether they were written without escapes).
+    /// One parse event, with its bytes (compared as bytes, as the engines compare keys: `"é"` and `"e\u{301}"` are
+    /// two keys); keys also say whether they were written without escapes.
     enum Event: Equatable, CustomStringConvertible {
-        case scalar(String)
-        case key(String, plain: Bool)
+        case literal(String)
+        case number([UInt8])
+        case string([UInt8])
+        case key([UInt8], plain: Bool)
         case startObject, endObject, startArray, endArray
 
         var description: String {
             switch self {
-            case .scalar(let s): s
-            case .key(let k, let plain): plain ? "\(k.debugDescription):" : "\(k.debugDescription)(escaped):"
+            case .literal(let s): s
+            case .number(let n): String(decoding: n, as: UTF8.self)
+            case .string(let s): String(decoding: s, as: UTF8.self).debugDescription
+            case .key(let k, let plain):
+                plain ? "\(String(decoding: k, as: UTF8.self).debugDescription):" : "\(String(decoding: k, as: UTF8.self).debugDescription)(escaped):"
             case .startObject: "{"
             case .endObject: "}"
             case .startArray: "["
@@ -343,18 +356,14 @@ struct ProjectionBuilder {
 
     private struct Recorder: JSONEventHandler {
         var events: [Event] = []
-        mutating func null() throws { events.append(.scalar("null")) }
-        mutating func bool(_ value: Bool) throws { events.append(.scalar("\(value)")) }
-        mutating func number(_ text: UnsafeRawBufferPointer) throws { events.append(.scalar(String(decoding: text, as: UTF8.self))) }
-        mutating func string(_ utf8: UnsafeRawBufferPointer) throws {
-            events.append(.scalar(String(decoding: utf8, as: UTF8.self).debugDescription))
-        }
+        mutating func null() throws { events.append(.literal("null")) }
+        mutating func bool(_ value: Bool) throws { events.append(.literal("\(value)")) }
+        mutating func number(_ text: UnsafeRawBufferPointer) throws { events.append(.number(Array(text))) }
+        mutating func string(_ utf8: UnsafeRawBufferPointer) throws { events.append(.string(Array(utf8))) }
         mutating func string(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws { try string(utf8) }
         mutating func startObject() throws { events.append(.startObject) }
-        mutating func key(_ utf8: UnsafeRawBufferPointer) throws { events.append(.key(String(decoding: utf8, as: UTF8.self), plain: false)) }
-        mutating func key(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws {
-            events.append(.key(String(decoding: utf8, as: UTF8.self), plain: verbatim))
-        }
+        mutating func key(_ utf8: UnsafeRawBufferPointer) throws { events.append(.key(Array(utf8), plain: false)) }
+        mutating func key(_ utf8: UnsafeRawBufferPointer, verbatim: Bool) throws { events.append(.key(Array(utf8), plain: verbatim)) }
         mutating func endObject() throws { events.append(.endObject) }
         mutating func startArray() throws { events.append(.startArray) }
         mutating func endArray() throws { events.append(.endArray) }
@@ -386,20 +395,25 @@ struct ProjectionBuilder {
     private static func filterObject(
         _ events: [Event], _ start: Int, _ plan: Plan, _ liftCapacity: Int, _ lifted: inout [Event], _ out: inout [Event]
     ) -> Int {
-        let empty = Event.scalar(#""""#)
         out.append(.startObject)
         var i = start + 1
         while case .key(let k, _) = events[i] {
             let end = valueEnd(events, i + 1)
-            if let entry = plan.keys.first(where: { $0.key == k }) {
+            // (The first of a key's entries stands, as in the kernel; lifted as the plan's builder asks.)
+            if let entry = plan.keys.first(where: { Array($0.key.utf8) == k }) {
                 out.append(events[i])
+                let liftable: Event?
+                switch events[i + 1] {
+                case .string(let s) where !s.isEmpty: liftable = .string([])
+                case .number: liftable = .number(Array("0".utf8))
+                default: liftable = nil
+                }
                 if let child = entry.child, case .startObject = events[i + 1] {
                     filterObject(events, i + 1, child, liftCapacity, &lifted, &out)
-                } else if entry.child == nil, plan.lifted.contains(k), case .scalar(let text) = events[i + 1],
-                          text.hasPrefix("\"") || text.first == "-" || text.first!.isASCII && text.first!.isNumber,
-                          events[i + 1] != empty, lifted.count < liftCapacity {
+                } else if entry.child == nil, plan.lifted.contains(entry.key), let placeholder = liftable,
+                          lifted.count < liftCapacity {
                     lifted.append(events[i + 1])
-                    out.append(text.hasPrefix("\"") ? empty : .scalar("0"))
+                    out.append(placeholder)
                 } else {
                     out.append(contentsOf: events[(i + 1)..<end])
                 }
@@ -417,7 +431,7 @@ struct ProjectionBuilder {
             while case .key(let k, let plain) = events[i] {
                 if !plain { return true }
                 let end = valueEnd(events, i + 1)
-                if let child = plan.keys.first(where: { $0.key == k })?.child, case .startObject = events[i + 1],
+                if let child = plan.keys.first(where: { Array($0.key.utf8) == k })?.child, case .startObject = events[i + 1],
                    object(i + 1, child) { return true }
                 i = end
             }
