@@ -14,6 +14,7 @@
 // through events, which decide (and stay linear on colliding keys).
 
 #include "CJSONScan.h"
+#include "StringEscapes.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -123,21 +124,6 @@ static inline size_t skip_space(const unsigned char *p, size_t i, size_t n) {
     return i;
 }
 
-/// Per byte: its value as a hex digit plus one, or 0.
-static const unsigned char hex_digit_values[256] = {
-    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
-/// The code unit of `\uXXXX` whose `XXXX` starts at `p`, or -1 (four table lookups, no branch per digit).
-static inline long hex4(const unsigned char *p) {
-    int a = hex_digit_values[p[0]] - 1, b = hex_digit_values[p[1]] - 1, c = hex_digit_values[p[2]] - 1,
-        d = hex_digit_values[p[3]] - 1;
-    if ((a | b | c | d) < 0) return -1;
-    return (long)((a << 12) | (b << 8) | (c << 4) | d);
-}
-
 /// Writes the canonical form of code point `cp` at `out`; returns its length.
 static inline size_t put_code_point(unsigned char *out, unsigned long cp) {
     static const char hex[] = "0123456789abcdef";
@@ -161,22 +147,7 @@ static inline size_t put_code_point(unsigned char *out, unsigned long cp) {
             return 1;
         }
     }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (cp >> 6));
-        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (cp >> 12));
-        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | (cp >> 18));
-    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
+    return put_utf8(out, cp);
 }
 
 /// The first quote or backslash at or after `i` (`n` when there is none), copying the bytes before it to
@@ -264,4 +235,23 @@ ptrdiff_t cjsonscan_canonical_string_portable(const unsigned char *p, size_t n, 
     if (n < 2 || p[0] != '"') return -1;
     size_t end = copy_string_portable(p, 0, n, out, &o);
     return end == n ? (ptrdiff_t)o : -1;
+}
+
+size_t cjsonscan_decode_string(const unsigned char *p, size_t n, unsigned char *out) {
+    size_t o = 0, i = 0;
+    while (i < n) {
+        const unsigned char *backslash = memchr(p + i, '\\', n - i);
+        size_t run = backslash ? (size_t)(backslash - (p + i)) : n - i;
+        memcpy(out + o, p + i, run);
+        o += run;
+        i += run;
+        if (i >= n) break;
+        long cp = decode_escape(p, &i, n);
+        if (cp < 0) {
+            out[o++] = p[i++];  // (outside the contract: the backslash as it is, and on)
+            continue;
+        }
+        o += put_utf8(out + o, (unsigned long)cp);
+    }
+    return o;
 }

@@ -15,40 +15,11 @@ static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigne
         }
         // A backslash: this escape, and those right after it (text in a script written all as `\u` escapes is
         // a run of them), without going back to the run copy in between.
-    escape:
-        if (i + 1 >= n) return 0;
-        unsigned long cp;
-        switch (p[i + 1]) {
-        case '"': cp = '"'; i += 2; break;
-        case '\\': cp = '\\'; i += 2; break;
-        case '/': cp = '/'; i += 2; break;
-        case 'b': cp = 0x08; i += 2; break;
-        case 'f': cp = 0x0C; i += 2; break;
-        case 'n': cp = 0x0A; i += 2; break;
-        case 'r': cp = 0x0D; i += 2; break;
-        case 't': cp = 0x09; i += 2; break;
-        case 'u': {
-            if (i + 6 > n) return 0;
-            long u = hex4(p + i + 2);
-            if (u < 0) return 0;
-            i += 6;
-            if (u >= 0xD800 && u <= 0xDBFF) {
-                if (i + 6 > n || p[i] != '\\' || p[i + 1] != 'u') return 0;
-                long low = hex4(p + i + 2);
-                if (low < 0xDC00 || low > 0xDFFF) return 0;
-                i += 6;
-                cp = 0x10000 + (((unsigned long)u - 0xD800) << 10) + ((unsigned long)low - 0xDC00);
-            } else if (u >= 0xDC00 && u <= 0xDFFF) {
-                return 0;  // a lone low surrogate: the strict scanner rejects it
-            } else {
-                cp = (unsigned long)u;
-            }
-            break;
-        }
-        default:
-            return 0;
-        }
-        *o += put_code_point(out + *o, cp);
+    escape: {
+        long cp = decode_escape(p, &i, n);
+        if (cp < 0) return 0;
+        *o += put_code_point(out + *o, (unsigned long)cp);
+    }
         if (i < n && p[i] == '\\') goto escape;
     }
 }

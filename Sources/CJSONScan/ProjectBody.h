@@ -19,22 +19,11 @@
 #define PROJECT_NONE ((size_t)-1)
 #endif
 
-/// The value of the four hex digits at `p`, or -1.
-static inline long V(hex4_value)(const unsigned char *p) {
-    long v = 0;
-    for (int k = 0; k < 4; k++) {
-        unsigned char h = p[k];
-        if (!hex_digits[h]) return -1;
-        v = v << 4 | (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
-    }
-    return v;
-}
-
 /// `unicode_escape_length` for a surrogate (its first hex digit a `D`, its second 8 or more).
 static size_t V(surrogate_escape_length)(const unsigned char *p, size_t i, size_t n) {
-    long v = V(hex4_value)(p + i + 2);
+    long v = hex4(p + i + 2);
     if (v < 0xD800 || v >= 0xDC00 || i + 12 > n || p[i + 6] != '\\' || p[i + 7] != 'u') return 0;
-    long low = V(hex4_value)(p + i + 8);
+    long low = hex4(p + i + 8);
     return low >= 0xDC00 && low < 0xE000 ? 12 : 0;
 }
 
@@ -96,45 +85,21 @@ static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned
     }
 }
 
-/// Index just past the digits at `i` (none: `i`), 8 at a time while 8 bytes are there.
-static inline size_t V(skip_digits)(const unsigned char *p, size_t i, size_t n) {
-    while (i + 8 <= n) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        // Per byte, exactly (no carry between bytes): its high bit set where the byte is not '0'...'9'.
-        uint64_t low7 = w & LOWS;
-        uint64_t at_least_0 = low7 + ONES * (0x80 - '0'), above_9 = low7 + ONES * (0x80 - '9' - 1);
-        uint64_t other = (~at_least_0 | above_9 | w) & HIGHS;
-        if (other) return i + ((size_t)__builtin_ctzll(other) >> 3);
-        i += 8;
-    }
-    while (i < n && p[i] >= '0' && p[i] <= '9') i++;
-    return i;
-}
-
-/// `skip_number` with the digit runs 8 at a time.
-static inline size_t V(number_end)(const unsigned char *p, size_t i, size_t n) {
-    if (p[i] == '-') i++;
-    if (i >= n) return 0;
-    if (p[i] == '0') {
-        i++;
-    } else if (p[i] >= '1' && p[i] <= '9') {
-        i = V(skip_digits)(p, i + 1, n);
-    } else {
-        return 0;
-    }
-    if (i < n && p[i] == '.') {
-        i++;
-        if (i >= n || p[i] < '0' || p[i] > '9') return 0;
-        i = V(skip_digits)(p, i + 1, n);
-    }
-    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
-        if (i >= n || p[i] < '0' || p[i] > '9') return 0;
-        i = V(skip_digits)(p, i + 1, n);
-    }
-    return i < n ? i : 0;
+/// Writes a lifted member at `out + o` — a comma unless it is the object's first (`emitted` before it), its key as
+/// it is (`key_start` up to the value at `start`), then `placeholder` — and notes where its value (`start..<end`)
+/// is; returns the new end of the output.
+static inline __attribute__((always_inline)) size_t V(write_lifted)(unsigned char *out, size_t o, uint32_t emitted,
+                                                                    const unsigned char *p, size_t key_start,
+                                                                    size_t start, size_t end, cjsonscan_lift *lifts,
+                                                                    size_t *lift_count, const char *placeholder,
+                                                                    size_t placeholder_length) {
+    if (emitted) out[o++] = ',';
+    memcpy(out + o, p + key_start, start - key_start);
+    o += start - key_start;
+    lifts[*lift_count] = (cjsonscan_lift){o, start, end - start};
+    ++*lift_count;
+    memcpy(out + o, placeholder, placeholder_length);
+    return o + placeholder_length;
 }
 
 static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
@@ -218,27 +183,16 @@ filtered_key: {
             // Lifted: the key as it is and an empty string in the projection; where the string is, on the side.
             size_t end = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
             if (end == 0) return -1;
-            if (levels[top].emitted++) out[o++] = ',';
-            memcpy(out + o, p + key_start, i - key_start);
-            o += i - key_start;
-            lifts[*lift_count] = (cjsonscan_lift){o, i, end - i};
-            ++*lift_count;
-            out[o++] = '"';
-            out[o++] = '"';
+            o = V(write_lifted)(out, o, levels[top].emitted++, p, key_start, i, end, lifts, lift_count, "\"\"", 2);
             levels[top].member_start = PROJECT_NONE;
             i = end;
             goto filtered_after;
         }
         if (k >= 0 && plan->keys[k].lifted && (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) && *lift_count < lift_capacity) {
             // A number, lifted the same way: `0` in the projection.
-            size_t end = V(number_end)(p, i, n);
+            size_t end = V(skip_number)(p, i, n);
             if (end == 0) return -1;
-            if (levels[top].emitted++) out[o++] = ',';
-            memcpy(out + o, p + key_start, i - key_start);
-            o += i - key_start;
-            lifts[*lift_count] = (cjsonscan_lift){o, i, end - i};
-            ++*lift_count;
-            out[o++] = '0';
+            o = V(write_lifted)(out, o, levels[top].emitted++, p, key_start, i, end, lifts, lift_count, "0", 1);
             levels[top].member_start = PROJECT_NONE;
             i = end;
             goto filtered_after;
@@ -310,7 +264,7 @@ value:
         i = V(skip_literal)(p, i, n, "null", 4);
         break;
     default:
-        i = V(number_end)(p, i, n);
+        i = V(skip_number)(p, i, n);
         break;
     }
     if (i == 0) return -1;

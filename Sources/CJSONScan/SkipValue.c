@@ -9,6 +9,7 @@
 // value as before, so that yajl and the strict scanner say what is wrong exactly as they always did.
 
 #include "ProjectionPlan.h"
+#include "StringEscapes.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -246,64 +247,4 @@ ptrdiff_t cjsonscan_project_portable(const cjsonscan_projection *plan, const uns
                                      size_t max_depth, unsigned char *out, cjsonscan_lift *lifts,
                                      size_t lift_capacity, size_t *lift_count) {
     return project_portable(plan, p, n, max_depth, out, lifts, lift_capacity, lift_count);
-}
-
-size_t cjsonscan_decode_string(const unsigned char *p, size_t n, unsigned char *out) {
-    size_t o = 0, i = 0;
-    while (i < n) {
-        const unsigned char *backslash = memchr(p + i, '\\', n - i);
-        size_t run = backslash ? (size_t)(backslash - (p + i)) : n - i;
-        memcpy(out + o, p + i, run);
-        o += run;
-        i += run;
-        if (i >= n) break;
-        unsigned char c = p[i + 1];
-        i += 2;
-        switch (c) {
-        case 'b': out[o++] = '\b'; break;
-        case 'f': out[o++] = '\f'; break;
-        case 'n': out[o++] = '\n'; break;
-        case 'r': out[o++] = '\r'; break;
-        case 't': out[o++] = '\t'; break;
-        case 'u': {
-            uint32_t code = 0;
-            for (int k = 0; k < 4; k++) {
-                unsigned char h = p[i + k];
-                code = code * 16 + (uint32_t)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
-            }
-            i += 4;
-            if ((code & 0xFC00) == 0xD800 && i + 6 <= n && p[i] == '\\' && p[i + 1] == 'u') {
-                // A surrogate pair (the strict scanner passes no other): yajl's arithmetic.
-                uint32_t low = 0;
-                for (int k = 0; k < 4; k++) {
-                    unsigned char h = p[i + 2 + k];
-                    low = low * 16 + (uint32_t)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
-                }
-                code = (((code & 0x3F) << 10) | ((((code >> 6) & 0xF) + 1) << 16) | (low & 0x3FF));
-                i += 6;
-            } else if ((code & 0xFC00) == 0xD800) {
-                out[o++] = '?';  // (yajl's answer to a lone high surrogate, which the strict scanner rejects first)
-                break;
-            }
-            if (code < 0x80) {
-                out[o++] = (unsigned char)code;
-            } else if (code < 0x800) {
-                out[o++] = (unsigned char)(0xC0 | (code >> 6));
-                out[o++] = (unsigned char)(0x80 | (code & 0x3F));
-            } else if (code < 0x10000) {
-                out[o++] = (unsigned char)(0xE0 | (code >> 12));
-                out[o++] = (unsigned char)(0x80 | ((code >> 6) & 0x3F));
-                out[o++] = (unsigned char)(0x80 | (code & 0x3F));
-            } else {
-                out[o++] = (unsigned char)(0xF0 | (code >> 18));
-                out[o++] = (unsigned char)(0x80 | ((code >> 12) & 0x3F));
-                out[o++] = (unsigned char)(0x80 | ((code >> 6) & 0x3F));
-                out[o++] = (unsigned char)(0x80 | (code & 0x3F));
-            }
-            break;
-        }
-        default: out[o++] = c; break;  // `"`, `\\`, `/`
-        }
-    }
-    return o;
 }

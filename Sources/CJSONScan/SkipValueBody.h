@@ -28,28 +28,44 @@ static size_t V(skip_string)(const unsigned char *p, size_t i, size_t n) {
     }
 }
 
+/// Index just past the digits at `i` (none: `i`), 8 at a time while 8 bytes are there.
+static inline size_t V(skip_digits)(const unsigned char *p, size_t i, size_t n) {
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        // Per byte, exactly (no carry between bytes): its high bit set where the byte is not '0'...'9'.
+        uint64_t low7 = w & LOWS;
+        uint64_t at_least_0 = low7 + ONES * (0x80 - '0'), above_9 = low7 + ONES * (0x80 - '9' - 1);
+        uint64_t other = (~at_least_0 | above_9 | w) & HIGHS;
+        if (other) return i + ((size_t)__builtin_ctzll(other) >> 3);
+        i += 8;
+    }
+    while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    return i;
+}
+
 /// Index just past the number that starts at `i`, or 0. The byte after it must be there (a number's end is
 /// known only from what follows it).
-static size_t V(skip_number)(const unsigned char *p, size_t i, size_t n) {
+static inline size_t V(skip_number)(const unsigned char *p, size_t i, size_t n) {
     if (p[i] == '-') i++;
     if (i >= n) return 0;
     if (p[i] == '0') {
         i++;
     } else if (p[i] >= '1' && p[i] <= '9') {
-        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+        i = V(skip_digits)(p, i + 1, n);
     } else {
         return 0;
     }
     if (i < n && p[i] == '.') {
         i++;
         if (i >= n || p[i] < '0' || p[i] > '9') return 0;
-        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+        i = V(skip_digits)(p, i + 1, n);
     }
     if (i < n && (p[i] == 'e' || p[i] == 'E')) {
         i++;
         if (i < n && (p[i] == '+' || p[i] == '-')) i++;
         if (i >= n || p[i] < '0' || p[i] > '9') return 0;
-        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+        i = V(skip_digits)(p, i + 1, n);
     }
     return i < n ? i : 0;
 }
