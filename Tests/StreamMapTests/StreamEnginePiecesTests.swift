@@ -194,12 +194,14 @@ struct PassThroughMembersTests {
 }
 
 /// The stream engine maps `record` exactly as the tree engine does: outcome and bytes.
-func expectSameMapping(_ stream: inout StreamEngine, _ tree: TreeEngine, _ record: [UInt8]) {
+func expectSameMapping(_ stream: inout StreamEngine, _ tree: TreeEngine, _ record: [UInt8],
+                       sourceLocation: SourceLocation = #_sourceLocation) {
     var expected = JSONWriter()
     let treeOutcome = record.withUnsafeBytes { tree.map(record: $0, into: &expected) }
     var actual = JSONWriter()
     let streamOutcome = record.withUnsafeBytes { stream.map(record: $0, into: &actual) }
-    #expect(streamOutcome == treeOutcome)
+    #expect(streamOutcome == treeOutcome, "record: \(String(decoding: record.prefix(80), as: UTF8.self))",
+            sourceLocation: sourceLocation)
     if actual.bytes != expected.bytes {
         // Where the outputs part, not both outputs whole (they can be megabytes).
         let at = zip(actual.bytes, expected.bytes).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actual.bytes.count, expected.bytes.count)
@@ -209,7 +211,7 @@ func expectSameMapping(_ stream: inout StreamEngine, _ tree: TreeEngine, _ recor
               stream: \(context(actual.bytes))
               tree:   \(context(expected.bytes))
               record: \(String(decoding: record.prefix(80), as: UTF8.self))
-            """)
+            """, sourceLocation: sourceLocation)
     }
 }
 

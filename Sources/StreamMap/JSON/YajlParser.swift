@@ -181,16 +181,22 @@ class YajlParserBase: YajlCallbackTarget {
     }
 
     final func feed(_ chunk: UnsafeRawBufferPointer) throws {
-        try exclusively { try feedChunk(chunk) }
+        try exclusively { try feedChunk(chunk, scanned: false) }
     }
 
-    private func feedChunk(_ chunk: UnsafeRawBufferPointer) throws {
+    /// `feed` for bytes already held to the strict scanner's rules (a record's projection, which the projector's
+    /// kernel checked as it wrote it, `RecordProjector`): yajl alone parses them.
+    final func feedScanned(_ chunk: UnsafeRawBufferPointer) throws {
+        try exclusively { try feedChunk(chunk, scanned: true) }
+    }
+
+    private func feedChunk(_ chunk: UnsafeRawBufferPointer, scanned: Bool) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         copyBarrier = .max
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         let consumedBefore = consumedBeforeChunk
         defer { consumedBeforeChunk = consumedBefore + chunk.count }
-        if let violation = strict.scan(chunk) {
+        if !scanned, let violation = strict.scan(chunk) {
             // yajl sees what comes before the violation first: if it finds an earlier error, that one is reported,
             // so the verdict is the same however the input is split.
             let before = violation.offset - consumedBeforeChunk
@@ -200,19 +206,6 @@ class YajlParserBase: YajlCallbackTarget {
             throw JSONSyntaxError(byteOffset: violation.offset, message: violation.message)
         }
         try check(parse(bytes, count: chunk.count), chunk: bytes, count: chunk.count)
-    }
-
-    /// `feed` for bytes the strict scanner has accepted already, as part of the text they were taken from (a
-    /// record's projection, `RecordProjector`): yajl alone parses them.
-    final func feedScanned(_ chunk: UnsafeRawBufferPointer) throws {
-        try exclusively {
-            guard let base = chunk.baseAddress, chunk.count > 0 else { return }
-            copyBarrier = .max
-            let bytes = base.assumingMemoryBound(to: UInt8.self)
-            let consumedBefore = consumedBeforeChunk
-            defer { consumedBeforeChunk = consumedBefore + chunk.count }
-            try check(parse(bytes, count: chunk.count), chunk: bytes, count: chunk.count)
-        }
     }
 
     final func finish() throws { try exclusively { try check(yajl_complete_parse(handle), chunk: nil, count: 0) } }

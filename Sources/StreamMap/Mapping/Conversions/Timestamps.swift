@@ -521,27 +521,12 @@ public enum NamedDateFormat: String, Sendable, CaseIterable {
             let high = b[i] &- 0x30, low = b[i + 1] &- 0x30
             return high < 10 && low < 10 ? Int(high) * 10 + Int(low) : 100
         }
-        // The names as `Cursor.consumeShortName` compares them (case folded by OR-ing 0x20).
-        switch (UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16) | 0x20_2020 {
-        case 0x6E_7573, 0x6E_6F6D, 0x65_7574, 0x64_6577, 0x75_6874, 0x69_7266, 0x74_6173: break  // sun … sat
-        default: return nil
-        }
-        let month: Int
-        switch (UInt32(b[4]) | UInt32(b[5]) << 8 | UInt32(b[6]) << 16) | 0x20_2020 {
-        case 0x6E_616A: month = 1
-        case 0x62_6566: month = 2
-        case 0x72_616D: month = 3
-        case 0x72_7061: month = 4
-        case 0x79_616D: month = 5
-        case 0x6E_756A: month = 6
-        case 0x6C_756A: month = 7
-        case 0x67_7561: month = 8
-        case 0x70_6573: month = 9
-        case 0x74_636F: month = 10
-        case 0x76_6F6E: month = 11
-        case 0x63_6564: month = 12
-        default: return nil
-        }
+        typealias Cursor = TimestampSupport.Cursor
+        typealias Names = TimestampSupport.Names
+        guard Names.shortWeekdayKeys.contains(Cursor.shortNameKey(bytes, at: 0)),
+              let monthIndex = Names.shortMonthKeys.firstIndex(of: Cursor.shortNameKey(bytes, at: 4))
+        else { return nil }
+        let month = monthIndex + 1
         let day = pair(8), hour = pair(11), minute = pair(14), second = pair(17)
         let offsetHours = pair(21), offsetMinutes = pair(23), century = pair(26), yearInCentury = pair(28)
         guard day >= 1 && day <= 31, hour <= 23, minute <= 59, second <= 59, offsetHours <= 23, offsetMinutes <= 59,
@@ -793,16 +778,19 @@ extension TimestampSupport {
         /// A 3-byte name as one word, each byte with bit 5 set: two such keys are equal exactly when
         /// `consumeIgnoringCase` would match the bytes.
         static func shortNameKey(_ name: [UInt8]) -> UInt32 {
-            (UInt32(name[0]) | UInt32(name[1]) << 8 | UInt32(name[2]) << 16) | 0x20_2020
+            name.withUnsafeBufferPointer { shortNameKey($0, at: 0) }
+        }
+
+        /// The `shortNameKey` of the 3 bytes at `i` (which must be there).
+        static func shortNameKey(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> UInt32 {
+            (UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16) | 0x20_2020
         }
 
         /// `consumeName` for 3-byte names given as `shortNameKey`s: the 3 bytes here compared with all of them
         /// as words.
         mutating func consumeShortName(in keys: [UInt32]) -> Int? {
             guard bytes.count - position >= 3 else { return nil }
-            let here = (UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2]) << 16)
-                | 0x20_2020
-            guard let index = keys.firstIndex(of: here) else { return nil }
+            guard let index = keys.firstIndex(of: Self.shortNameKey(bytes, at: position)) else { return nil }
             position += 3
             return index
         }
