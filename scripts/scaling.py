@@ -153,6 +153,11 @@ CASES = [
     ("skipped members, deep", STREAM_AND_TREE, ["-s", "{spec}", "-q"], lambda n: long_path_spec(n + 1),
      lambda n: skipped_runs(n, depth=n), 300),
     ("jobs 2, many records", ("stream",), ["--jobs", "2", "--key-style", "camel"], None, records, 6000),
+    # A regular file with --jobs is read in ranges by the workers: ranges inside one long line, and lines longer
+    # than a range (read on past it, or handed to the reading thread).
+    ("jobs 2, one long line", ("stream",), ["--jobs", "2", "--field", "s"], None, long_string, 400000),
+    ("jobs 2, lines longer than a range", ("stream",), ["--jobs", "2", "--field", "s", "--batch-bytes", "4096"], None,
+     lambda n: "".join(long_string(n // 40 + i) for i in range(40)), 400000),
     ("framing array", ("stream",), ["--framing", "array"], None, lambda n: "[" + records(n).replace("\n", ",")[:-1] + "]", 6000),
     ("framing concat", ("stream",), ["--framing", "concat"], None, lambda n: records(n).replace("\n", " "), 6000),
     ("framing seq", ("stream",), ["--framing", "seq"], None, lambda n: records(n).replace("{", "\x1e{"), 6000),

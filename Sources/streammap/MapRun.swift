@@ -213,9 +213,12 @@ struct MapRun {
         }
         defer { input.close() }
         let output = self.output
-        let end = pipeline.read(input.name, stopRequested: { Signals.received != 0 }, afterRead: output.tickProgress) { buffer in
-            input.read(into: buffer, interrupted: { Signals.received != 0 })
-        }
+        let stopRequested = { Signals.received != 0 }
+        let end = input.window == nil
+            ? pipeline.read(input.name, fileDescriptor: input.fd, stopRequested: stopRequested, afterRead: output.tickProgress)
+            : pipeline.read(input.name, stopRequested: stopRequested, afterRead: output.tickProgress) { buffer in
+                input.read(into: buffer, interrupted: stopRequested)
+            }
         switch end {
         case .ended, .stopped:
             break

@@ -380,6 +380,22 @@ struct ParallelJobsTests {
         #expect(results[0] == results[1])
     }
 
+    /// Standard input that is a regular file is read in ranges like a named file, from where the shell left its
+    /// offset (here 40 bytes in, inside the first line), and is left at its end for the next command.
+    @Test func standardInputFromAFileAtAnOffset() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = try Self.file(Self.mixedInput(seed: 31, lines: 400, finalNewline: false), "in.ndjson", in: dir)
+        let spec = try Self.file(Self.spec, "spec.json", in: dir)
+        let runs = try [1, 2].map { jobs in
+            try CLI.shell("{ dd bs=40 count=1 of=/dev/null 2>/dev/null; streammap --jobs \(jobs) --batch-bytes 500 --spec '\(spec)' --stats; echo \"after: $(wc -c)\"; } < '\(input)'")
+        }
+        #expect(runs[0].stdout.hasSuffix("after: 0\n") && runs[0].stdout.utf8.count > 1_000)
+        #expect(runs[0].stderr.hasPrefix("streammap: <stdin>:1: invalid JSON"))  // the rest of the first line
+        #expect(runs[1].stdout == runs[0].stdout)
+        #expect(Self.normalizedStats(runs[1].stderr) == Self.normalizedStats(runs[0].stderr))
+        #expect(runs[1].status == runs[0].status)
+    }
+
     /// Three records and the start of a fourth through a pipe, then SIGINT while the tool waits for more: with two
     /// jobs too, the three whole records are written and counted, the cut one is not.
     @Test(arguments: [SIGINT, SIGTERM])

@@ -174,10 +174,11 @@ struct RecordPipelineTests {
         let mapper = try Spec(json: specText).mapper
         var pipeline = RecordPipeline(engine: StreamEngine(mapper: mapper), settings: RecordPipelineSettings(jobs: 2),
                                       output: Lines(), makeEngine: { StreamEngine(mapper: mapper) })
-        let end = pipeline.read("events.ndjson") { buffer in read(fd, buffer.baseAddress, buffer.count) }  // or beginInput/feed/endInput
+        let end = pipeline.read("events.ndjson", fileDescriptor: fd)  // or read(name) { buffer in … }, or beginInput/feed/endInput
         pipeline.finish()
 
         #expect(end == .ended)
+        #expect(pipeline.core.rangedInputs == 1)
         let lines = String(decoding: pipeline.output.mappedRecords.bytes, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 3000)
         #expect(lines.last == #"{"id":2999,"user":"u2999"}"#)

@@ -37,6 +37,12 @@ struct InputFraming {
         if framing != .auto { chosen = framing }
     }
 
+    /// NDJSON framing with `segmenter` (one that continues an input from a line start).
+    init(continuing segmenter: NDJSONSegmenter) {
+        self.segmenter = segmenter
+        chosen = .ndjson
+    }
+
     mutating func feed<Handler: RecordHandler>(_ chunk: UnsafeRawBufferPointer, into handler: inout Handler) {
         if probe != nil {
             held.append(contentsOf: chunk)

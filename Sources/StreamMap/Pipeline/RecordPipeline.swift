@@ -174,13 +174,18 @@ struct PipelineCore: RecordHandler {
     private var waitingPiece: UnsafeRawBufferPointer?
     /// The current record's bytes go to the engine piece by piece (`beginRecord` was called).
     var recordInEngine = false
-    private var readBuffer: [UInt8] = []
+    var readBuffer: [UInt8] = []
 
     /// With more than one job: the batches and the workers (nil: every record is mapped by `engine`, here).
     /// `engine` still maps the records too long for a batch.
     var parallel: ParallelMapping?
     /// The NDJSON record in progress goes into the batch being cut, not through `engine`.
     var batching = false
+    /// Records are mapped here by `engine` even with workers (the lines of a file read in ranges that no range
+    /// holds: see RecordPipeline+FileRanges.swift).
+    var mapsHere = false
+    /// Inputs read in ranges by the workers so far (`RecordPipeline.read(_:fileDescriptor:)`).
+    var rangedInputs = 0
 
     init(engine: any RecordEngine, settings: RecordPipelineSettings, output: any RecordPipelineOutput,
          makeEngine: (@Sendable () -> any RecordEngine)?) {
@@ -293,7 +298,7 @@ struct PipelineCore: RecordHandler {
     }
 
     /// Cuts `bytes` into records with the input's framing, which calls back into this value.
-    private mutating func frame(_ bytes: UnsafeRawBufferPointer) {
+    mutating func frame(_ bytes: UnsafeRawBufferPointer) {
         var f = framing.take()!
         f.feed(bytes, into: &self)
         framing = f
@@ -314,7 +319,7 @@ struct PipelineCore: RecordHandler {
         recordLength = 0
         waitingPiece = nil
         recordInEngine = false
-        if let parallel {
+        if let parallel, !mapsHere {
             batching = true
             parallel.current.beginRecord()
             return

@@ -5,6 +5,10 @@ struct LeadingBOM: Sendable {
     private var seen: [UInt8] = []
     private var decided = false
 
+    /// A filter at the start of an input; `atInputStart: false` for bytes that continue an input from a line start
+    /// (a BOM there is data).
+    init(atInputStart: Bool = true) { decided = !atInputStart }
+
     /// Passes `chunk` on without a leading BOM. `skipped` is told how many bytes were dropped (before `body` gets
     /// the bytes that follow them), so that consumers keep absolute offsets.
     mutating func filter(

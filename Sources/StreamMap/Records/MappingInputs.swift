@@ -108,13 +108,7 @@ extension Mapper {
                 settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,
                                                  keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),
                 output: output, makeEngine: options.jobs > 1 ? makeEngine : nil)
-            let end = pipeline.read(name) { buffer in
-                while true {
-                    let n = read(fd, buffer.baseAddress, buffer.count)
-                    if n >= 0 { return n }
-                    if errno != EINTR { return nil }
-                }
-            }
+            let end = pipeline.read(name, fileDescriptor: fd)
             pipeline.finish()
             if let thrown { throw thrown }
             if case .failed(let code) = end { throw InputError(input: name, code: code, bytesRead: pipeline.bytesIn) }

@@ -27,6 +27,17 @@ public struct NDJSONSegmenter: Sendable {
     /// A segmenter at the start of an input (line 1, byte 0).
     public init() {}
 
+    /// A segmenter for the rest of an input from the start of a line: `location` is that line's number and first
+    /// byte. A BOM there is data (only one at the input's first byte is skipped), so offset 0 is the input's start.
+    init(continuingAt location: RecordLocation) {
+        lines = NDJSONLines(line: location.line)
+        offset = location.byteOffset
+        bom = LeadingBOM(atInputStart: location.byteOffset == 0)
+    }
+
+    /// The line the next byte is on.
+    var line: Int { lines.line }
+
     /// Feeds a chunk. A UTF-8 BOM at the very start of the input is skipped (offsets still count it).
     public mutating func feed<Sink: RecordSegmentSink>(_ chunk: UnsafeRawBufferPointer, into sink: inout Sink) {
         var filter = bom
@@ -50,9 +61,13 @@ public struct NDJSONSegmenter: Sendable {
 /// them back together into whole records. Byte order marks are the callers' business (each strips a leading one
 /// before the bytes get here, and says where the bytes are in the input).
 struct NDJSONLines: Sendable {
-    private var line = 1
+    /// The line the next byte is on.
+    private(set) var line: Int
     private var inRecord = false
     private var heldCR = false
+
+    /// Lines from the start of line `line`.
+    init(line: Int = 1) { self.line = line }
 
     /// Scans `chunk`, whose first byte is at `offset` in the input. Pieces handed to `sink` are never empty; they
     /// are slices of `chunk`, except the CR of a record that a chunk ended with (not a CRLF after all), handed on

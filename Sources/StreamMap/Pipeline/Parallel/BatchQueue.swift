@@ -21,6 +21,8 @@ final class BatchQueue: @unchecked Sendable {
     private var waiting: [RecordBatch] = []
     private var mapped: [Int: RecordBatch] = [:]
     private var closed = false
+    /// The sequence number the reading thread waits for (nil: it is not waiting): only that batch wakes it.
+    private var awaited: Int?
 
     init() {
         pthread_mutex_init(mutex, nil)
@@ -59,7 +61,9 @@ final class BatchQueue: @unchecked Sendable {
             while true {
                 if let batch = mapped.removeValue(forKey: sequence) { return batch }
                 guard wait, !closed else { return nil }
+                awaited = sequence
                 pthread_cond_wait(batchMapped, mutex)
+                awaited = nil
             }
         }
     }
@@ -92,7 +96,7 @@ final class BatchQueue: @unchecked Sendable {
         if !closed {
             let sequence = batch.sequence
             mapped[sequence] = consume batch
-            pthread_cond_signal(batchMapped)
+            if sequence == awaited { pthread_cond_signal(batchMapped) }
         }
         pthread_mutex_unlock(mutex)
     }

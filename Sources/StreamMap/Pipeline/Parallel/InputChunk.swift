@@ -15,6 +15,9 @@ final class InputChunk: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
+    /// How many bytes it holds at most.
+    var capacity: Int { storage.count }
+
     /// The bytes read.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<count]) }
 
@@ -24,6 +27,17 @@ final class InputChunk: @unchecked Sendable {
         count = n ?? 0
         return n
     }
+
+    /// Reads more after the bytes read so far, with `read` (given the room left, at least one byte; returns the
+    /// count read, or nil: nothing was read).
+    func append(_ read: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+        let n = read(UnsafeMutableRawBufferPointer(rebasing: storage[count...]))
+        count += n ?? 0
+        return n
+    }
+
+    /// Empties it (to be filled again by `append`).
+    func clear() { count = 0 }
 
     /// Where `piece` starts in the chunk, if it lies inside the bytes read.
     func offset(of piece: UnsafeRawBufferPointer) -> Int? {

@@ -36,8 +36,9 @@ final class ParallelMapping {
     let window: Int
     let batchBytes: Int
     /// A record longer than this streams through the reading thread's engine instead (see
-    /// `Pipeline.streamLongRecord`): the one-thread pipeline's constant memory for a 200 MB line. 2 MiB by default.
-    var longRecordBytes: Int { 4 * batchBytes }
+    /// `Pipeline.streamLongRecord`, and a range's `handoff`): the one-thread pipeline's constant memory for a 200 MB
+    /// line. 2 MiB by default.
+    let longRecordBytes: Int
 
     /// The size of a chunk: what one read asks for, as with one job (so that the reads end where one job's do,
     /// and `bytesIn` at a stop is what one job had read).
@@ -96,11 +97,14 @@ final class ParallelMapping {
     init(jobs: Int, batchBytes: Int, makeBatchMapper: @escaping BatchMapperFactory) throws(ThreadStartError) {
         window = 2 * jobs
         self.batchBytes = max(1, batchBytes)
+        longRecordBytes = 4 * self.batchBytes
         chunks = ChunkPool(chunkBytes: Self.chunkBytes)
         let queue = self.queue
+        let longRecordBytes = self.longRecordBytes
         let failure = workers.start(jobs) {
             let map = makeBatchMapper()
             while var batch = queue.next() {
+                batch.readRange(longRecordBytes: longRecordBytes)
                 map(&batch)
                 queue.finished(consume batch)
             }
@@ -121,6 +125,24 @@ final class ParallelMapping {
         let batch = current
         current = spare.popLast() ?? RecordBatch()
         queue.submit(consume batch)
+    }
+
+    /// Submits a batch that is `range` of a file, named after its input: the worker reads it and cuts it into
+    /// records (`RecordBatch.readRange`). Call only with room in the window, and nothing in the batch being cut.
+    func submitRange(_ range: FileRange, input: String) {
+        let batch = Self.ranged(spare.popLast() ?? RecordBatch(), range, input: input, sequence: nextSequence)
+        nextSequence += 1
+        queue.submit(consume batch)
+    }
+
+    /// `batch` (empty) made the batch of `range`. (A function, so that the batch is moved, not copied, on its way
+    /// to the queue: no reference to its buffers stays behind.)
+    private static func ranged(_ batch: consuming RecordBatch, _ range: FileRange, input: String, sequence: Int) -> RecordBatch {
+        var batch = batch
+        batch.input = input
+        batch.range = range
+        batch.sequence = sequence
+        return batch
     }
 
     /// The oldest batch not yet written, once it is mapped: waits for it when `wait`; nil when nothing is in flight

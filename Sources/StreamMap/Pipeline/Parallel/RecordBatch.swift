@@ -52,6 +52,15 @@ struct RecordBatch: Sendable {
     var output: [UInt8] = []
     var outputEnds: [Int] = []
 
+    // A batch that is a range of a file (`FileRange`): the worker reads the range into `rangeChunk` and cuts its
+    // lines into records (`readRange`) before mapping them; the reading thread takes what it found from `rangeEnd`.
+    /// The range to read, nil for a batch cut by the reading thread.
+    var range: FileRange?
+    /// What reading the range found.
+    var rangeEnd = FileRange.End()
+    /// The buffer a range is read into, kept from range to range.
+    var rangeChunk: InputChunk?
+
     var isEmpty: Bool { records.isEmpty }
 
     // MARK: Cutting (the reading thread)
@@ -138,6 +147,8 @@ struct RecordBatch: Sendable {
         outputEnds.removeAll(keepingCapacity: true)
         open = nil
         input = ""
+        range = nil
+        rangeEnd = FileRange.End()
     }
 
     /// The bytes of `record`, given `spill`'s bytes.

@@ -48,8 +48,9 @@ extension PipelineCore {
 
     /// Writes a mapped batch: record by record, exactly as with one job (the same output buffer and flushes, the
     /// same reports, the same stops). A stop at a record leaves the rest of the batch uncounted, and `bytesIn` at
-    /// what one job had read when it mapped that record.
-    mutating func writeBatch(_ batch: consuming RecordBatch) {
+    /// what one job had read when it mapped that record. A range of a file counts its lines from 1 and its
+    /// `bytesIn` from the input's start: `lineOffset` and `bytesInOffset` place them in the run.
+    mutating func writeBatch(_ batch: consuming RecordBatch, lineOffset: Int = 0, bytesInOffset: Int = 0) {
         batch.spill.withUnsafeBytes { spill in
             batch.output.withUnsafeBytes { mapped in
                 var start = 0
@@ -60,9 +61,10 @@ extension PipelineCore {
                     output.mappedRecords.writeRaw(UnsafeRawBufferPointer(rebasing: mapped[start..<end]))
                     start = end
                     let text = UnsafeRawBufferPointer(rebasing: RecordBatch.bytes(of: record, chunks: batch.chunks, spill: spill).prefix(max(keepLimit, 0)))
-                    handle(batch.outcomes[i], mark: mark, record: text, input: batch.input, location: record.location,
+                    let location = RecordLocation(line: record.location.line + lineOffset, byteOffset: record.location.byteOffset)
+                    handle(batch.outcomes[i], mark: mark, record: text, input: batch.input, location: location,
                            totalBytes: record.length)
-                    if isStopped { bytesIn = record.bytesIn }
+                    if isStopped { bytesIn = record.bytesIn + bytesInOffset }
                 }
             }
         }
