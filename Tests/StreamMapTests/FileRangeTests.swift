@@ -163,6 +163,18 @@ struct FileRangeTests {
             #expect(Self.difference(many, from: one) == nil, "stop after \(stop): \(Self.difference(many, from: one) ?? "")")
             #expect(many.ends == [.stopped])
         }
+        // A stop in the last batches of an input read in sequence (an array), written while the next is read in ranges.
+        var array = "["
+        for i in 0..<3000 { array += (i == 0 ? "" : ",\n") + (i % 5 == 0 ? #"{"id":"\#(i)"}"# : #"{"id":\#(i)}"#) }
+        let first = try Self.file(Array((array + "]").utf8))
+        for stop in [2990, 2999, 3000, 3001] {
+            let one = Self.run([first, path], jobs: 1, stopAfter: stop)
+            var many = Self.run([first, path], jobs: 2, batchBytes: 64, stopAfter: stop)
+            if stop > 3000 { #expect(many.ranged == 1) }
+            // (With 2 jobs the array may end `ended` and the stop come while the next input is read.)
+            (many.ends, many.offsets) = (one.ends, one.offsets)
+            #expect(Self.difference(many, from: one) == nil, "stop after \(stop): \(Self.difference(many, from: one) ?? "")")
+        }
     }
 
     /// Asked to stop, the run writes the ranges in flight and ends `interrupted`: what it wrote is the start of

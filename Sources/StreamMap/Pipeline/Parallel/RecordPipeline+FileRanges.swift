@@ -95,6 +95,11 @@ extension PipelineCore {
                 next = rangeEnd
             }
             guard let batch = parallel.nextMapped(wait: true) else { break }
+            guard batch.range != nil else {
+                writeBatch(batch)  // the last batches of the input before, cut by this thread
+                if isStopped { end = .stopped }
+                continue
+            }
             let found = batch.rangeEnd
             if let code = found.error {
                 parallel.recycle(batch)
