@@ -126,7 +126,7 @@ extension PipelineCore {
                 if streamed.end != .ended { end = streamed.end }
             }
             if end == nil {
-                if !isStopped { bytesIn = base + position }
+                bytesIn = base + position
                 afterRead(bytesIn)
             }
         }
@@ -143,8 +143,8 @@ extension PipelineCore {
         }
         // The ranges still in flight are not written; none is read after this returns (the descriptor may be closed).
         while let batch = parallel.nextMapped(wait: true) { parallel.recycle(batch) }
-        // Stopped at a record: as far as one job had read then.
-        return (end!, end == .stopped ? bytesIn - base : position)
+        // Stopped at a record: as far as one job had read then (nothing of this input, if it was one before).
+        return (end!, end == .stopped ? max(0, bytesIn - base) : position)
     }
 
     /// Maps, on this thread, `file`'s lines from `start` (a line start, on line `line`): to the end of that line
