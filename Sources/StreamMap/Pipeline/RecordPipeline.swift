@@ -86,7 +86,8 @@ public enum InputEnd: Equatable, Sendable {
 /// - With `jobs` > 1, records are cut into batches that point into the chunks they were read into, mapped on
 ///   worker threads (each with an engine of its own from `makeEngine`), and handed to the output in input order:
 ///   what the output sees is exactly what one job gives (`ParallelMapping`; the batch side of this type is in
-///   Parallel/RecordPipeline+Batches.swift).
+///   Parallel/RecordPipeline+Batches.swift). A regular NDJSON file given by its descriptor is read in ranges by
+///   the workers themselves (Parallel/RecordPipeline+FileRanges.swift).
 ///
 /// Used from one thread. The engine and the output are existentials: one indirect call per record.
 public struct RecordPipeline {

@@ -7,6 +7,9 @@ struct ThreadStartError: Error {
 
 /// `--jobs N`: the reading thread's side of ordered parallel mapping.
 ///
+/// A regular NDJSON file is not read here but in ranges, by the workers (`submitRange`, `FileRange`); the window,
+/// the sequence numbers and the ordered writing below are the same for both kinds of batch.
+///
 /// The reading thread (the pipeline's) reads the input into chunks (`nextChunk`), frames it as usual and cuts
 /// whole records into the batch being cut (`current`), which points at them in their chunk (a record that goes on
 /// across chunks is copied); when the batch holds `batchBytes` bytes or `batchRecords` records, at the end of a
