@@ -89,9 +89,10 @@ struct HardeningTests {
         #expect(report == nil, "\(report ?? "")")
     }
 
-    /// Fuzz finding 2 (CI's fuzz run): a record followed by a `"` — yajl accepts it (the unfinished string after the
-    /// value is dropped at the end of the input), the record projector declines it; the fuzz check wrongly counted
-    /// that as a missed projection. The engines agree on it, and the check now does too.
+    /// Fuzz finding 2 (CI's fuzz run): a record followed by a `"` — yajl 2.1 alone accepts it (the unfinished string
+    /// after the value is dropped at the end of the input; both engines now reject it as trailing garbage), the
+    /// record projector declines it; the fuzz check wrongly counted that as a missed projection. The engines agree
+    /// on it, and the check now does too.
     @Test func fuzzFinding2Replays() {
         let input: [UInt8] = [0xED, 0xFE, 0, 0, 0, 0, 0, 0, 0x07, 0x4A] + Array(#"{"id":1,"name":"x","user":{"name":"y"},"data":[1,2]}""#.utf8)
         let report = input.withUnsafeBytes { EngineFuzzing.check($0) }

@@ -46,6 +46,23 @@ struct StrictJSONTests {
         }
     }
 
+    /// yajl 2.1 alone takes a value followed by a string that never ends for the value (the string is still in its
+    /// lexer when the input ends): rejected as trailing garbage, in both engines, whole and in pieces; a value
+    /// followed by whitespace, or ending in a string (escaped quote included), is not.
+    @Test func aValueFollowedByAnUnfinishedStringIsRejected() {
+        for text in [#"{"id":1}"x"#, #"{"id":1}""#, #"[5] "ab"#, #"{"a":{"b":[1,"x"]}}"A"#, #"6"x"#, #"true""#, "{\"id\":1}\"é"] {
+            let end = text.utf8.count
+            for outcome in outcomes(text) {
+                #expect(outcome == .rejected(.syntax(JSONSyntaxError(byteOffset: end, message: "trailing garbage"))), "\(text)")
+            }
+        }
+        for text in [#"{"id":1}  "#, #"{"a":"x"}"#, #"{"a":"b\""}"#, "{\"a\":[\"x\"]}\t\r\n"] {
+            #expect(outcomes(text).allSatisfy { $0 == .mapped(warnings: []) }, "\(text)")
+        }
+        // A string that was never closed and is the whole value stays a premature end.
+        #expect(outcomes(#""abc"#).allSatisfy { if case .rejected(.syntax(let e)) = $0 { e.message == "premature EOF" } else { false } })
+    }
+
     @Test("accepted", arguments: [
         #"{"a":"\ud83d\ude00"}"#, #"{"a":"\uD83D\uDE00x"}"#, #"{"a":"\u00e9\u0000"}"#, "{\"a\":\"\\f\\u000b\"}",
         "{\"a\":\"form\u{0C}feed\"}",  // a raw control character in a string is yajl's to reject, not ours

@@ -208,7 +208,22 @@ class YajlParserBase: YajlCallbackTarget {
         try check(parse(bytes, count: chunk.count), chunk: bytes, count: chunk.count)
     }
 
-    final func finish() throws { try exclusively { try check(yajl_complete_parse(handle), chunk: nil, count: 0) } }
+    final func finish() throws {
+        try exclusively {
+            try check(yajl_complete_parse(handle), chunk: nil, count: 0)
+            if !allowMultipleValues { try rejectUnterminatedTrailingString() }
+        }
+    }
+
+    /// yajl 2.1 takes a complete value followed by the start of a string that never ends (`{"id":1}"x`) for the
+    /// value alone: the string is still in its lexer when the input ends, and `yajl_complete_parse` asks nothing of
+    /// the lexer once the value is complete. One more quote closes such a string, which yajl then reports as
+    /// trailing garbage (before any event); with no string pending, the quote only opens one, which yajl waits for.
+    private func rejectUnterminatedTrailingString() throws {
+        var quote = UInt8(ascii: "\"")
+        guard yajl_parse(handle, &quote, 1) != yajl_status_ok else { return }
+        throw JSONSyntaxError(byteOffset: consumedBeforeChunk, message: "trailing garbage")
+    }
 
     private func check(_ status: yajl_status, chunk: UnsafePointer<UInt8>?, count: Int) throws {
         switch status {
