@@ -61,6 +61,21 @@ struct StrictJSONTests {
         }
         // A string that was never closed and is the whole value stays a premature end.
         #expect(outcomes(#""abc"#).allSatisfy { if case .rejected(.syntax(let e)) = $0 { e.message == "premature EOF" } else { false } })
+        // A mapping that reads one field: its records are projected (no check needed: the projector vouches for
+        // what follows the value), except the one with a string after it, which is parsed whole and rejected.
+        let mapper = Mapper.object(unmapped: .drop) { Field("id", to: "id", .integer) }
+        var stream = StreamEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
+        var writer = JSONWriter()
+        for (text, rejected) in [(#"{"id":1,"big":[1,2,{"x":"y"}]}"#, false), (#"{"id":1,"big":[1,2]}"x"#, true)] {
+            let bytes = Array(text.utf8)
+            let projectedBefore = stream.projections
+            for outcome in [bytes.withUnsafeBytes { stream.map(record: $0, into: &writer) }, bytes.withUnsafeBytes { tree.map(record: $0, into: &writer) }] {
+                #expect(outcome == (rejected ? .rejected(.syntax(JSONSyntaxError(byteOffset: bytes.count, message: "trailing garbage")))
+                                             : .mapped(warnings: [])), "\(text)")
+            }
+            #expect(stream.projections == projectedBefore + (rejected ? 0 : 1), "\(text)")
+        }
     }
 
     @Test("accepted", arguments: [

@@ -60,6 +60,9 @@ protocol YajlEventTable {
 class YajlParserBase: YajlCallbackTarget {
     private var handle: yajl_handle?
     @exclusivity(unchecked) private var consumedBeforeChunk = 0
+    /// Bytes that no kernel vouched for were fed (`feed`, not `feedScanned`): only they can end in an unfinished
+    /// string after the value (see `rejectUnterminatedTrailingString`).
+    @exclusivity(unchecked) private var fedUnscanned = false
     /// Open containers (limited to `maximumDepth`).
     @exclusivity(unchecked) final var depth = 0
     private let maximumDepth: Int
@@ -112,6 +115,7 @@ class YajlParserBase: YajlCallbackTarget {
     private func reopen() {
         yajl_free(handle)
         consumedBeforeChunk = 0
+        fedUnscanned = false
         depth = 0
         resumeAt = nil
         strict = StrictJSONScanner()
@@ -196,6 +200,7 @@ class YajlParserBase: YajlCallbackTarget {
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         let consumedBefore = consumedBeforeChunk
         defer { consumedBeforeChunk = consumedBefore + chunk.count }
+        if !scanned { fedUnscanned = true }
         if !scanned, let violation = strict.scan(chunk) {
             // yajl sees what comes before the violation first: if it finds an earlier error, that one is reported,
             // so the verdict is the same however the input is split.
@@ -211,7 +216,7 @@ class YajlParserBase: YajlCallbackTarget {
     final func finish() throws {
         try exclusively {
             try check(yajl_complete_parse(handle), chunk: nil, count: 0)
-            if !allowMultipleValues { try rejectUnterminatedTrailingString() }
+            if fedUnscanned && !allowMultipleValues { try rejectUnterminatedTrailingString() }
         }
     }
 
@@ -219,6 +224,8 @@ class YajlParserBase: YajlCallbackTarget {
     /// value alone: the string is still in its lexer when the input ends, and `yajl_complete_parse` asks nothing of
     /// the lexer once the value is complete. One more quote closes such a string, which yajl then reports as
     /// trailing garbage (before any event); with no string pending, the quote only opens one, which yajl waits for.
+    /// A record's projection (`feedScanned`) needs no such check: the projector vouches that only whitespace
+    /// follows the record's value, and declines the record otherwise (it is then parsed whole, with the check).
     private func rejectUnterminatedTrailingString() throws {
         var quote = UInt8(ascii: "\"")
         guard yajl_parse(handle, &quote, 1) != yajl_status_ok else { return }

@@ -137,7 +137,7 @@ extension RecordBatch {
         rangeEnd.lines = segmenter.line - 1
     }
 
-    private static func firstLF(_ bytes: UnsafeRawBufferPointer, in range: Range<Int>) -> Int? {
+    fileprivate static func firstLF(_ bytes: UnsafeRawBufferPointer, in range: Range<Int>) -> Int? {
         guard !range.isEmpty, let found = memchr(bytes.baseAddress! + range.lowerBound, 0x0A, range.count) else { return nil }
         return bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
     }
@@ -186,8 +186,7 @@ private struct RangeCutter: RecordSegmentSink {
     mutating func recordEnds() {
         // The record's LF: right after its bytes, or after its CR (the lines handed over all end with an LF).
         let bytes = chunk.bytes
-        let found = memchr(bytes.baseAddress! + end, 0x0A, bytes.count - end)
-        let lf = offset + (found.map { bytes.baseAddress!.distance(to: UnsafeRawPointer($0)) } ?? bytes.count - 1)
+        let lf = offset + (RecordBatch.firstLF(bytes, in: end..<bytes.count) ?? bytes.count - 1)
         let reads = RecordPipelineSettings.readBytes
         batch.endRecord(at: location, bytesIn: min(size, (lf / reads + 1) * reads))
     }
