@@ -1,4 +1,5 @@
 import Foundation
+import StreamMapTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -106,11 +107,9 @@ enum CLI {
         return item
     }
 
-    /// A fresh temporary directory.
+    /// A fresh temporary directory (removed when the test process exits: `TestScratch`).
     static func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("streammap-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
+        try TestScratch.directory()
     }
 
     /// Writes `contents` to a fresh temporary file and returns its path.

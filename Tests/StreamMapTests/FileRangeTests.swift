@@ -18,9 +18,7 @@ struct FileRangeTests {
 
     /// A file holding `bytes` (removed when the test process ends).
     static func file(_ bytes: [UInt8]) throws -> String {
-        let path = NSTemporaryDirectory() + "streammap-ranges-\(UInt64.random(in: 0...UInt64.max)).ndjson"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
+        try TestScratch.file(bytes, suffix: ".ndjson")
     }
 
     struct Run {

@@ -143,9 +143,7 @@ import Glibc
     }
 
     static func temporaryFile(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "streammap-inputs-\(UInt64.random(in: 0...UInt64.max)).ndjson"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
+        try TestScratch.file(Array(text.utf8), suffix: ".ndjson")
     }
 
     @Test(arguments: [1, 2]) func aFileMapsAsTheFeedMapsIt(jobs: Int) throws {
