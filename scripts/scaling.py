@@ -7,7 +7,8 @@ hiding a quadratic. Each case covers one feature family (key styles on arrays of
 nesting, unmapped keys kept, identity, many errors and warnings per record, lossy arrays, reverse mapping, the
 rejects file, long strings through every string conversion, deep nesting, specs with many fields, big enum
 tables, long paths, --jobs, every framing, gzip input of one member and of many, compressed output, CSV and TSV
-output, streammap infer, long and deep `where` expressions), in both engines where the engine matters. Inputs are
+output, streammap infer, long and deep `where` expressions, the "did you mean" hints of an invalid spec), in both
+engines where the engine matters. A run that takes more than 60 s fails its case. Inputs are
 generated at run time in a temporary directory. The small run's time is the best of three, the large run's the best of two.
 Prints each case's two times and their ratio; ends with `scaling: N passed, M failed`, exit 1 on a failure.
 
@@ -23,6 +24,8 @@ import tempfile
 import time
 
 LIMIT = float(os.environ.get("SCALING_LIMIT", "48"))
+# A run that takes longer than this fails the case (a quadratic one would otherwise hang the whole check).
+TIMEOUT = 60
 FACTOR = 16
 
 
@@ -146,6 +149,12 @@ CASES = [
     ("explain, spec with many fields", ("-",), ["explain", "{spec}"], spec_fields, lambda n: "", 800),
     ("explain, spec with long paths", ("-",), ["explain", "{spec}"], long_path_spec, lambda n: "", 500),
     ("check, spec with many nested fields", ("-",), ["check", "{spec}"], spec_nested_fields, lambda n: "", 800),
+    # "Did you mean": unknown names against the spec's own types (check exits 2: the spec is invalid).
+    ("check, many unknown types against many declared", ("-",), ["check", "{spec}"],
+     lambda n: {"types": {"t%d" % i: "integer" for i in range(n)},
+                "fields": {"f%d" % i: {"to": "g%d" % i, "type": "u%dx" % i} for i in range(n)}}, lambda n: "", 1000),
+    ("check, a long unknown type against a long declared one", ("-",), ["check", "{spec}"],
+     lambda n: {"types": {"a" * n: "integer"}, "fields": {"f": {"to": "g", "type": "a" * (n - 1) + "b"}}}, lambda n: "", 20000),
     ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
     ("long path", STREAM_AND_TREE, ["-s", "{spec}"], long_path_spec, lambda n: nested(n, "a"), 500),
     ("skipped members, wide object", STREAM_AND_TREE, ["-s", "{spec}", "-q"], lambda n: {"fields": {"a": "a"}},
@@ -207,12 +216,17 @@ for conversion, text in [("url", "a"), ("uuid", "a"), ("stringToNumber", "1"), (
 
 def timed(cmd, stdin_path, runs):
     best = None
+    # 0 or 1 (records rejected); `check` of an invalid spec: 2.
+    allowed = (0, 1, 2) if "check" in cmd[1:2] else (0, 1)
     for _ in range(runs):
         with open(stdin_path, "rb") as f:
             start = time.perf_counter()
-            p = subprocess.run(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                p = subprocess.run(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise RuntimeError("took more than %d s" % TIMEOUT)
             elapsed = time.perf_counter() - start
-        if p.returncode not in (0, 1):
+        if p.returncode not in allowed:
             raise RuntimeError("%s exited with %d" % (" ".join(cmd), p.returncode))
         best = elapsed if best is None else min(best, elapsed)
     return best

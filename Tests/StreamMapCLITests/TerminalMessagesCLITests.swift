@@ -17,6 +17,7 @@ import Testing
         (["--jbos", "2"], "Error: Unknown option '--jbos'. Did you mean '--jobs'?\n"),
         (["--jobs", "-3"], "Error: The value '-3' is invalid for '--jobs <n>': expected a number of threads from 0 to 256, or 'auto'\n"),
         (["--type", "a=strnig"], "Error: --type a=strnig: unknown type \"strnig\" (did you mean \"string\"?) (one of null, boolean, integer, number, string, array, object)\n"),
+        (["--type", "a=int"], "Error: --type a=int: unknown type \"int\" (did you mean \"integer\"?) (one of null, boolean, integer, number, string, array, object)\n"),
         (["--key-style", "cammel"], "Error: --key-style cammel: unknown key style (did you mean \"camel\"?) (one of hydrant.snake, hydrant.camel, hydrant.upperCamel, foundation.snake, foundation.camel, kvmapper.llama, lower, upper, snake, camel)\n"),
     ])
     func usageErrorsReadAlike(arguments: [String], error: String) throws {

@@ -80,6 +80,56 @@ struct SpecValidationTests {
         #expect(found.count == 3, "\(found)")
     }
 
+    /// "Did you mean": a typo (at most 2 edits, or a third of the word), else a name the word begins (3 letters or
+    /// more), as people coming from Miller or Python write `int`, `bool`, `str`.
+    @Test(arguments: [
+        ("integr", "integer"), ("strnig", "string"), ("int", "integer"), ("bool", "boolean"), ("str", "string"),
+        ("INT", "integer"), ("numbr", "number"), ("in", nil), ("float", nil), ("intege", "integer"), ("", nil),
+    ] as [(String, String?)])
+    func suggestions(word: String, expected: String?) {
+        #expect(Suggest.closest(to: word, in: Self.typeNames) == expected)
+    }
+
+    static let typeNames = ["null", "boolean", "integer", "number", "string", "array", "object"]
+
+    @Test func theShortestNameAWordBeginsIsSuggested() {
+        #expect(Suggest.closest(to: "str", in: ["stringToNumber", "strings", "strict"]) == "strict")
+        #expect(Suggest.closest(to: "stri", in: ["stringToNumber", "string"]) == "string")
+        #expect(issues(#"{"fields":{"a":{"to":"b","type":"int"}}}"#)
+                == [#"/fields/a/type: unknown type "int" (did you mean "integer"?) (declare custom types under "types")"#])
+    }
+
+    /// A spec is hostile input: names of any length, any number of them, never cost more than linear time.
+    @Test func suggestionsAreBounded() {
+        let long = String(repeating: "a", count: Suggest.longestWord + 1)
+        #expect(Suggest.closest(to: long, in: [long + "b"]) == nil)  // too long a word to be a typo
+        #expect(Suggest.closest(to: String(long.dropLast()), in: [long]) == long)
+        let huge = String(repeating: "b", count: Suggest.longestCandidate)
+        #expect(Suggest.closest(to: "bbb", in: [huge + "b"]) == nil)  // too long a candidate
+        #expect(Suggest.closest(to: "bbb", in: [huge]) == huge)
+        // The budget: spent, the rest of the candidates are not looked at; what is left stays for the next.
+        var budget = 10
+        #expect(Suggest.closest(to: "integr", in: Array(repeating: "zzzzzzzzzz", count: 5) + ["integer"], budget: &budget) == nil)
+        #expect(budget <= 0)
+        budget = 1000
+        #expect(Suggest.closest(to: "integr", in: ["integer"], budget: &budget) == "integer")
+        #expect(budget > 0 && budget < 1000)
+    }
+
+    /// Thousands of unknown type names against thousands of declared types: every issue reported, the hints
+    /// stop when the spec's budget is spent (this took minutes when each name was compared with every type).
+    @Test func manyUnknownNamesAgainstManyTypesAreReportedQuickly() {
+        let n = 4000
+        let types = (0..<n).map { #""t\#($0)":"integer""# }.joined(separator: ",")
+        let fields = (0..<n).map { #""f\#($0)":{"to":"g\#($0)","type":"u\#($0)x"}"# }.joined(separator: ",")
+        let clock = ContinuousClock()
+        var found: [String] = []
+        let elapsed = clock.measure { found = issues(#"{"types":{\#(types)},"fields":{\#(fields)}}"#) }
+        #expect(found.count == n)
+        #expect(found.first?.contains("did you mean") == true, "\(found.first ?? "")")  // the first ones get their hint
+        #expect(elapsed < .seconds(20), "\(elapsed)")
+    }
+
     @Test func keysWithSlashAndTildeAreEscapedInPointers() {
         let found = issues(#"{"fields":{"a/b~c":{"to":"x","via":"nope"}}}"#)
         #expect(found.first?.hasPrefix("/fields/a~1b~0c/via:") == true, "\(found)")

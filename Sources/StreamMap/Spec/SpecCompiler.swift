@@ -1,6 +1,9 @@
 /// Compiles a spec document into mappers, collecting every problem with its location.
 struct SpecCompiler {
     private(set) var issues: [SpecIssue] = []
+    /// What the "did you mean" hints of one spec may spend together (`Suggest`): a spec with thousands of unknown
+    /// names against thousands of its own types costs no more than a few milliseconds, and later issues go without.
+    private var suggestionBudget = 4 * Suggest.defaultBudget
 
     /// Settings inherited by nested object mappings.
     struct Scope {
@@ -28,6 +31,12 @@ struct SpecCompiler {
     static let jsonTypeNames = JSONType.allCases.map(\.rawValue)
 
     mutating func issue(_ pointer: String, _ message: String) { issues.append(SpecIssue(pointer: pointer, message: message)) }
+
+    /// ` (did you mean "x"?)` or nothing, out of the spec's budget; `candidates` is not even made once it is spent.
+    mutating func hint(_ word: String, _ candidates: @autoclosure () -> [String]) -> String {
+        guard suggestionBudget > 0 else { return "" }
+        return Suggest.hint(word, candidates(), budget: &suggestionBudget)
+    }
 
     // MARK: Document and object mappings
 
@@ -233,7 +242,7 @@ struct SpecCompiler {
         case nil: declaredType = nil
         case .string(let t)?:
             if Self.jsonTypeNames.contains(t) || scope.types[t] != nil { declaredType = t } else {
-                issue(pointer + "/type", "unknown type \"\(t)\"" + Suggest.hint(t, Self.jsonTypeNames + scope.types.keys.sorted())
+                issue(pointer + "/type", "unknown type \"\(t)\"" + hint(t, Self.jsonTypeNames + scope.types.keys.sorted())
                       + " (declare custom types under \"types\")")
                 declaredType = nil
             }
@@ -333,7 +342,7 @@ struct SpecCompiler {
         case .string(let name):
             if let m = Self.simpleMappers[name] { return m }
             let known = Self.simpleMappers.keys.sorted() + Self.parametricNames
-            issue(pointer, "unknown mapper \"\(name)\"" + Suggest.hint(name, known))
+            issue(pointer, "unknown mapper \"\(name)\"" + hint(name, known))
             return nil
         case .array(let stages):
             return compileList(stages, at: pointer, scope: scope).map { $0.count == 1 ? $0[0] : Mapper(.thread($0)) }
@@ -519,7 +528,7 @@ struct SpecCompiler {
         ParametricMapper(name, options: []) { c, arg, o, pointer, at, scope in
             guard case .string(let u) = arg, let unit = EpochUnit(rawValue: u) else {
                 let units = EpochUnit.allCases.map(\.rawValue)
-                c.issue(at, "expected a unit (\(units.joined(separator: ", "))), found \(MapError.describe(arg))" + Suggest.hint(arg.stringValue ?? "", units))
+                c.issue(at, "expected a unit (\(units.joined(separator: ", "))), found \(MapError.describe(arg))" + c.hint(arg.stringValue ?? "", units))
                 return nil
             }
             return Mapper(.convert(make(unit)))
@@ -564,7 +573,7 @@ struct SpecCompiler {
         guard names.count == 1, let name = names.first, let mapper = Self.parametricByName[name] else {
             if names.isEmpty {
                 let unknown = o.keys.first ?? ""
-                issue(pointer, o.isEmpty ? "empty mapper object" : "unknown mapper \"\(unknown)\"" + Suggest.hint(unknown, Self.parametricNames))
+                issue(pointer, o.isEmpty ? "empty mapper object" : "unknown mapper \"\(unknown)\"" + hint(unknown, Self.parametricNames))
             } else {
                 issue(pointer, "one mapper per object, found \(names.map { "\"\($0)\"" }.joined(separator: ", ")) (use an array for a pipeline)")
             }
@@ -581,7 +590,7 @@ struct SpecCompiler {
         for (i, n) in names.enumerated() {
             guard case .string(let s) = n, let t = JSONType(rawValue: s) else {
                 issue(names.count == 1 && v.arrayValue == nil ? pointer : pointer + "/\(i)",
-                      "unknown type \(JSONWriter.string(n))" + Suggest.hint(n.stringValue ?? "", Self.jsonTypeNames))
+                      "unknown type \(JSONWriter.string(n))" + hint(n.stringValue ?? "", Self.jsonTypeNames))
                 return nil
             }
             set.formUnion(JSONTypeSet(t))
@@ -647,7 +656,7 @@ struct SpecCompiler {
         case .string(let name):
             if let named = NamedDateFormat(rawValue: name) { return .named(named) }
             let names = NamedDateFormat.allCases.map(\.rawValue)
-            issue(pointer, "unknown date format \"\(name)\"" + Suggest.hint(name, names)
+            issue(pointer, "unknown date format \"\(name)\"" + hint(name, names)
                   + " (named formats: \(names.joined(separator: ", ")); or {\"pattern\": \"yyyy-MM-dd\"})")
             return nil
         case .object(let o):
@@ -679,14 +688,14 @@ struct SpecCompiler {
     mutating func keyStyle(_ v: JSONValue, at pointer: String) -> KeyStyle? {
         if case .string(let s) = v, let style = KeyStyle(specName: s) { return style }
         let name = v.stringValue ?? ""
-        issue(pointer, "unknown key style \(JSONWriter.string(v))" + Suggest.hint(name, KeyStyle.specNames)
+        issue(pointer, "unknown key style \(JSONWriter.string(v))" + hint(name, KeyStyle.specNames)
               + " (styles: \(KeyStyle.specNames.joined(separator: ", ")))")
         return nil
     }
 
     mutating func checkKeys(_ o: JSONObject, allowed: [String], at pointer: String) {
         for key in o.keys where !allowed.contains(key) {
-            issue(pointer + "/" + escape(key), "unknown key \"\(key)\"" + Suggest.hint(key, allowed))
+            issue(pointer + "/" + escape(key), "unknown key \"\(key)\"" + hint(key, allowed))
         }
     }
 
