@@ -59,6 +59,20 @@ def spec_nested_fields(n):
     return {"fields": {"a.f%d" % i: {"to": "out.g%d" % i, "optional": True} for i in range(n)}}
 
 
+class Raw(str):
+    """A spec written as it is (json.dump writes a str subclass as a JSON string, so the runner checks for it)."""
+
+
+def nested_mappers(n, extra=""):
+    """A spec whose one field's mapper is n arrayOf deep (EXTRA: members added at every level)."""
+    return Raw('{"fields":{"a":{"to":"a","via":' + ('{%s"arrayOf":' % extra) * n + '"integer"' + "}" * n + "}}}")
+
+
+def deep_objects(n, key="k" * 4000):
+    """A spec of n object mappings nested in each other, each through a field with a 4 000-byte key."""
+    return Raw(('{"fields":{"%s":{"to":"x","via":{"object":' % key) * n + '{"fields":{}}' + "}}}}" * n)
+
+
 def enum_spec(n):
     return {"fields": {"v": {"to": "v", "via": {"enum": {"k%d" % i: i for i in range(n)}}}}}
 
@@ -155,6 +169,11 @@ CASES = [
                 "fields": {"f%d" % i: {"to": "g%d" % i, "type": "u%dx" % i} for i in range(n)}}, lambda n: "", 1000),
     ("check, a long unknown type against a long declared one", ("-",), ["check", "{spec}"],
      lambda n: {"types": {"a" * n: "integer"}, "fields": {"f": {"to": "g", "type": "a" * (n - 1) + "b"}}}, lambda n: "", 20000),
+    # Deep specs: past the nesting limit (the compiler's pointers were quadratic in the depth) and a problem at
+    # every level (an error's text was).
+    ("check, mappers nested past the limit", ("-",), ["check", "{spec}"], nested_mappers, lambda n: "", 600),
+    ("check, long keys down a deep spec", ("-",), ["check", "{spec}"], deep_objects, lambda n: "", 40),
+    ("check, a problem at every level", ("-",), ["check", "{spec}"], lambda n: nested_mappers(n, '"x":1,'), lambda n: "", 600),
     ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
     ("long path", STREAM_AND_TREE, ["-s", "{spec}"], long_path_spec, lambda n: nested(n, "a"), 500),
     ("skipped members, wide object", STREAM_AND_TREE, ["-s", "{spec}", "-q"], lambda n: {"fields": {"a": "a"}},
@@ -254,7 +273,11 @@ def main():
                         f.write(data)
                 if spec:
                     with open(os.path.join(tmp, "spec%d.json" % size), "w", encoding="utf-8") as f:
-                        json.dump(spec(size), f)
+                        document = spec(size)
+                        if isinstance(document, Raw):
+                            f.write(document)
+                        else:
+                            json.dump(document, f)
                 paths[size] = (os.path.join(tmp, "in%d" % size), os.path.join(tmp, "spec%d.json" % size))
             for engine in engines:
                 times = []

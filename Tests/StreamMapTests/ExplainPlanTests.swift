@@ -51,6 +51,42 @@ struct ExplainPlanTests {
         #expect(compared > 900)  // 948 values in these 300 mappers
     }
 
+    /// A mapper nested thousands deep: the text shows `deepestShown` levels and says how many more there are, the
+    /// JSON every level, and no summary grows past `longestName` — so both stay linear in the nesting (every
+    /// level's summary named everything below it, and each line's label and indentation grew with the depth:
+    /// `explain` of a spec 3 300 arrays deep wrote 22 MB).
+    @Test func deepMappersAreExplainedInLinearSpace() {
+        func nested(_ depth: Int) -> Mapper {
+            var m = Mapper.integer
+            for _ in 0..<depth { m = Mapper(.arrayOf(m)) }
+            return m
+        }
+        let shallow = MapperExplanation(nested(3))
+        #expect(shallow.summary == "arrayOf(arrayOf(arrayOf(type(integer))))")
+        #expect(!shallow.description.contains("more nested"))
+
+        let depth = 3000
+        let deep = MapperExplanation(nested(depth))
+        #expect(deep.summary.utf8.count <= MapperExplanation.longestName + 100)
+        #expect(deep.summary.hasPrefix("arrayOf(arrayOf(") && deep.summary.contains("…"))
+        let text = deep.description
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == MapperExplanation.deepestShown + 2, "\(lines.count)")
+        #expect(lines.last?.hasSuffix("… \(depth + 1 - MapperExplanation.deepestShown - 1) more nested levels (explain --json shows them)") == true,
+                "\(lines.last ?? "")")
+        #expect(text.utf8.count < 10_000)
+        // The JSON has every level, each with a bounded summary.
+        var json = deep.jsonValue
+        var levels = 0
+        while case .object(let o) = json, let next = o["arrayOf"] {
+            #expect((o["mapper"]?.stringValue?.utf8.count ?? .max) <= MapperExplanation.longestName + 100)
+            json = next
+            levels += 1
+        }
+        #expect(levels == depth)
+        #expect(json.objectValue?["mapper"] == .string("type(integer)"))
+    }
+
     @Test func dateToNumberAndKeyStylesStream() {
         let epoch = Mapper.thread(.stringToDate([.named(.twitter)]), Mapper(.convert(.dateToNumber(.milliseconds))))
         #expect(MapperExplanation(epoch).handling == .streamed)

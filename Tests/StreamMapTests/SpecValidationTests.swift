@@ -116,8 +116,8 @@ struct SpecValidationTests {
         #expect(budget > 0 && budget < 1000)
     }
 
-    /// Thousands of unknown type names against thousands of declared types: every issue reported, the hints
-    /// stop when the spec's budget is spent (this took minutes when each name was compared with every type).
+    /// Thousands of unknown type names against thousands of declared types: the first issues reported with their
+    /// hints, the rest counted (this took minutes when each name was compared with every type).
     @Test func manyUnknownNamesAgainstManyTypesAreReportedQuickly() {
         let n = 4000
         let types = (0..<n).map { #""t\#($0)":"integer""# }.joined(separator: ",")
@@ -125,9 +125,41 @@ struct SpecValidationTests {
         let clock = ContinuousClock()
         var found: [String] = []
         let elapsed = clock.measure { found = issues(#"{"types":{\#(types)},"fields":{\#(fields)}}"#) }
-        #expect(found.count == n)
+        #expect(found.count == SpecError.mostIssues)
         #expect(found.first?.contains("did you mean") == true, "\(found.first ?? "")")  // the first ones get their hint
         #expect(elapsed < .seconds(20), "\(elapsed)")
+    }
+
+    /// Mappers nest at most `deepestMapper` levels (each level is a recursion of the compiler and of every walk
+    /// of the mapper after it); past that, one issue, where the limit is crossed.
+    @Test func mappersNestAtMostTheLimit() throws {
+        func spec(_ depth: Int) -> String {
+            #"{"fields":{"a":{"to":"a","via":"# + String(repeating: #"{"arrayOf":"#, count: depth) + #""integer""#
+                + String(repeating: "}", count: depth) + "}}}"
+        }
+        let limit = SpecCompiler.deepestMapper
+        #expect(issues(spec(limit - 1)) == [])  // `via` is a level too
+        let found = issues(spec(limit + 500))
+        #expect(found.count == 1)
+        #expect(found.first == "/fields/a/via" + String(repeating: "/arrayOf", count: limit)
+                + ": mappers nested deeper than \(limit) levels")
+    }
+
+    /// At most `SpecError.mostIssues` issues are kept, the rest counted: a spec with a problem at every level of
+    /// a deep nesting would otherwise be reported in text quadratic in its depth.
+    @Test func issuesBeyondTheMostAreCounted() {
+        let depth = 400
+        let text = #"{"fields":{"a":{"to":"a","via":"# + String(repeating: #"{"x":1,"arrayOf":"#, count: depth) + #""integer""#
+            + String(repeating: "}", count: depth) + "}}}"
+        do {
+            _ = try Spec(json: text, file: "spec.json")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.issues.count == SpecError.mostIssues)
+            #expect(error.moreIssues == depth - SpecError.mostIssues)
+            #expect(error.issues.first?.description == #"/fields/a/via/x: unknown key "x""#)
+            #expect(error.description.hasSuffix("\nspec.json: … and \(depth - SpecError.mostIssues) more issues"))
+        }
     }
 
     @Test func keysWithSlashAndTildeAreEscapedInPointers() {

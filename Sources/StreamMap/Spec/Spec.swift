@@ -41,7 +41,7 @@ public struct Spec: Sendable {
         var compiler = SpecCompiler()
         let mapper = compiler.compileDocument(document)
         let filter = compiler.compileFilter(document)
-        guard compiler.issues.isEmpty, let mapper else { throw SpecError(file: file, issues: compiler.issues) }
+        guard compiler.issues.isEmpty, let mapper else { throw SpecError(file: file, issues: compiler.issues, moreIssues: compiler.moreIssues) }
         self.mapper = mapper
         self.filter = filter
         self.document = document

@@ -1,6 +1,10 @@
 /// Compiles a spec document into mappers, collecting every problem with its location.
 struct SpecCompiler {
+    /// The first `SpecError.mostIssues` problems found; `moreIssues` counts the rest.
     private(set) var issues: [SpecIssue] = []
+    private(set) var moreIssues = 0
+    /// How many `compileMapper` calls are under way (see `deepestMapper`).
+    private var mapperDepth = 0
     /// What the "did you mean" hints of one spec may spend together (`Suggest`): a spec with thousands of unknown
     /// names against thousands of its own types costs no more than a few milliseconds, and later issues go without.
     private var suggestionBudget = 4 * Suggest.defaultBudget
@@ -30,11 +34,17 @@ struct SpecCompiler {
     ]
     static let jsonTypeNames = JSONType.allCases.map(\.rawValue)
 
-    mutating func issue(_ pointer: String, _ message: String) { issues.append(SpecIssue(pointer: pointer, message: message)) }
+    mutating func issue(_ pointer: SpecPointer, _ message: String) {
+        guard issues.count < SpecError.mostIssues else {
+            moreIssues += 1
+            return
+        }
+        issues.append(SpecIssue(pointer: pointer.description, message: message))
+    }
 
     /// ` (did you mean "x"?)` or nothing, out of the spec's budget; `candidates` is not even made once it is spent.
     mutating func hint(_ word: String, _ candidates: @autoclosure () -> [String]) -> String {
-        guard suggestionBudget > 0 else { return "" }
+        guard suggestionBudget > 0, issues.count < SpecError.mostIssues else { return "" }  // (no issue will show it)
         return Suggest.hint(word, candidates(), budget: &suggestionBudget)
     }
 
@@ -79,25 +89,25 @@ struct SpecCompiler {
     }
 
     mutating func compileObject(
-        _ o: JSONObject, at pointer: String, scope outer: Scope, allowedKeys: [String]? = nil
+        _ o: JSONObject, at pointer: SpecPointer, scope outer: Scope, allowedKeys: [String]? = nil
     ) -> ObjectMapping? {
         if allowedKeys == nil { checkKeys(o, allowed: Self.objectKeys, at: pointer) }
         var scope = outer
         if let d = o["delimiter"] {
             if case .string(let s) = d, !s.isEmpty { scope.delimiter = s } else {
-                issue(pointer + "/delimiter", "expected a non-empty string, found \(MapError.describe(d))")
+                issue(pointer.appending("/delimiter"), "expected a non-empty string, found \(MapError.describe(d))")
             }
         }
         if let t = o["types"] {
             if case .object(let table) = t {
                 for (name, expr) in table {
-                    if let m = compileMapper(expr, at: pointer + "/types/" + escape(name), scope: scope) { scope.types[name] = m }
+                    if let m = compileMapper(expr, at: pointer.appending("/types/" + escape(name)), scope: scope) { scope.types[name] = m }
                 }
             } else {
-                issue(pointer + "/types", "expected an object of type name → mapper, found \(MapError.describe(t))")
+                issue(pointer.appending("/types"), "expected an object of type name → mapper, found \(MapError.describe(t))")
             }
         }
-        if let n = o["nullToEmpty"] { compileNullToEmpty(n, at: pointer + "/nullToEmpty", into: &scope) }
+        if let n = o["nullToEmpty"] { compileNullToEmpty(n, at: pointer.appending("/nullToEmpty"), into: &scope) }
 
         var fields: [ObjectMapping.Field] = []
         switch o["fields"] {
@@ -105,23 +115,23 @@ struct SpecCompiler {
             break
         case .object(let table)?:
             for (source, value) in table {
-                if let f = compileField(value, source: source, at: pointer + "/fields/" + escape(source), scope: scope) {
+                if let f = compileField(value, source: source, at: pointer.appending("/fields/" + escape(source)), scope: scope) {
                     fields.append(f)
                 }
             }
         case .array(let list)?:
             for (i, value) in list.enumerated() {
-                if let f = compileField(value, source: nil, at: pointer + "/fields/\(i)", scope: scope) { fields.append(f) }
+                if let f = compileField(value, source: nil, at: pointer.appending("/fields/\(i)"), scope: scope) { fields.append(f) }
             }
         case let other?:
-            issue(pointer + "/fields", "expected an object (source → destination) or an array of fields, found \(MapError.describe(other))")
+            issue(pointer.appending("/fields"), "expected an object (source → destination) or an array of fields, found \(MapError.describe(other))")
         }
         checkDestinations(fields, at: pointer)
-        let unmapped = compileUnmapped(o["unmapped"], at: pointer + "/unmapped", scope: scope)
+        let unmapped = compileUnmapped(o["unmapped"], at: pointer.appending("/unmapped"), scope: scope)
         return ObjectMapping(fields: fields, unmapped: unmapped)
     }
 
-    mutating func compileNullToEmpty(_ n: JSONValue, at pointer: String, into scope: inout Scope) {
+    mutating func compileNullToEmpty(_ n: JSONValue, at pointer: SpecPointer, into scope: inout Scope) {
         switch n {
         case .bool(let b): scope.nullToEmpty = b
         case .object(let o):
@@ -131,7 +141,7 @@ struct SpecCompiler {
                 if case .array(let names) = e, names.allSatisfy({ $0.stringValue != nil }) {
                     scope.nullToEmptyExcept = Set(names.compactMap(\.stringValue))
                 } else {
-                    issue(pointer + "/except", "expected an array of destination keys, found \(MapError.describe(e))")
+                    issue(pointer.appending("/except"), "expected an array of destination keys, found \(MapError.describe(e))")
                 }
             }
         default:
@@ -139,15 +149,15 @@ struct SpecCompiler {
         }
     }
 
-    mutating func compileUnmapped(_ value: JSONValue?, at pointer: String, scope: Scope) -> ObjectMapping.Unmapped {
+    mutating func compileUnmapped(_ value: JSONValue?, at pointer: SpecPointer, scope: Scope) -> ObjectMapping.Unmapped {
         switch value {
         case nil, .string("drop")?: return .drop
         case .string("keep")?: return .keep
         case .object(let o)?:
             checkKeys(o, allowed: ["keys", "values", "collisions"], at: pointer)
-            let style = o["keys"].flatMap { keyStyle($0, at: pointer + "/keys") }
-            let values = o["values"].flatMap { compileMapper($0, at: pointer + "/values", scope: scope) }
-            return .keep(keyStyle: style, values: values, collisions: collisions(o["collisions"], at: pointer + "/collisions"))
+            let style = o["keys"].flatMap { keyStyle($0, at: pointer.appending("/keys")) }
+            let values = o["values"].flatMap { compileMapper($0, at: pointer.appending("/values"), scope: scope) }
+            return .keep(keyStyle: style, values: values, collisions: collisions(o["collisions"], at: pointer.appending("/collisions")))
         case let other?:
             issue(pointer, "expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found \(MapError.describe(other))")
             return .drop
@@ -155,17 +165,17 @@ struct SpecCompiler {
     }
 
     /// Destinations must be distinct and none may be a prefix of another (`a` and `a.b`), so output is well defined.
-    mutating func checkDestinations(_ fields: [ObjectMapping.Field], at pointer: String) {
+    mutating func checkDestinations(_ fields: [ObjectMapping.Field], at pointer: SpecPointer) {
         let destinations = fields.flatMap(\.destinations)
         for (d, earlier) in zip(destinations, KeyPath.earlierOverlaps(destinations.map(\.steps))) {
             guard let earlier else { continue }
-            issue(pointer + "/fields", "destination \"\(d)\" overlaps destination \"\(destinations[earlier].steps.joined(separator: "."))\"")
+            issue(pointer.appending("/fields"), "destination \"\(d)\" overlaps destination \"\(destinations[earlier].steps.joined(separator: "."))\"")
         }
     }
 
     // MARK: Fields
 
-    mutating func compileField(_ value: JSONValue, source: String?, at pointer: String, scope: Scope) -> ObjectMapping.Field? {
+    mutating func compileField(_ value: JSONValue, source: String?, at pointer: SpecPointer, scope: Scope) -> ObjectMapping.Field? {
         switch value {
         case .string(let destination):
             guard let source else {
@@ -184,10 +194,10 @@ struct SpecCompiler {
                 return nil
             }
             guard case .string(let destination) = pair[1] else {
-                issue(pointer + "/1", "expected the destination key path, found \(MapError.describe(pair[1]))")
+                issue(pointer.appending("/1"), "expected the destination key path, found \(MapError.describe(pair[1]))")
                 return nil
             }
-            guard let m = compileMapper(pair[0], at: pointer + "/0", scope: scope) else { return nil }
+            guard let m = compileMapper(pair[0], at: pointer.appending("/0"), scope: scope) else { return nil }
             return ObjectMapping.Field(
                 sources: [KeyPath(source, delimiter: scope.delimiter)], destinations: [KeyPath(destination, delimiter: scope.delimiter)],
                 mapper: m)
@@ -199,17 +209,17 @@ struct SpecCompiler {
         }
     }
 
-    mutating func compileFieldObject(_ o: JSONObject, source: String?, at pointer: String, scope: Scope) -> ObjectMapping.Field? {
+    mutating func compileFieldObject(_ o: JSONObject, source: String?, at pointer: SpecPointer, scope: Scope) -> ObjectMapping.Field? {
         checkKeys(o, allowed: Self.fieldKeys, at: pointer)
         let literal: Bool
         switch o["literal"] {
         case nil: literal = false
         case .bool(let b)?: literal = b
         case let other?:
-            issue(pointer + "/literal", "expected true or false, found \(MapError.describe(other))")
+            issue(pointer.appending("/literal"), "expected true or false, found \(MapError.describe(other))")
             literal = false
         }
-        func paths(_ v: JSONValue, at p: String) -> [KeyPath]? {
+        func paths(_ v: JSONValue, at p: SpecPointer) -> [KeyPath]? {
             let make = { (s: String) in literal ? KeyPath.literal(s) : KeyPath(s, delimiter: scope.delimiter) }
             switch v {
             case .string(let s): return [make(s)]
@@ -221,19 +231,19 @@ struct SpecCompiler {
             }
         }
         var sources: [KeyPath]?
-        if let from = o["from"] { sources = paths(from, at: pointer + "/from") } else if let source {
+        if let from = o["from"] { sources = paths(from, at: pointer.appending("/from")) } else if let source {
             sources = [literal ? .literal(source) : KeyPath(source, delimiter: scope.delimiter)]
         } else {
             issue(pointer, "a field in a list needs \"from\"")
         }
         var destinations: [KeyPath]?
-        if let to = o["to"] { destinations = paths(to, at: pointer + "/to") } else if let sources { destinations = sources }
+        if let to = o["to"] { destinations = paths(to, at: pointer.appending("/to")) } else if let sources { destinations = sources }
         guard let sources, let destinations else { return nil }
 
         var base = Mapper.identity
         var explicitMapper = false
         if let via = o["via"] {
-            guard let m = compileMapper(via, at: pointer + "/via", scope: scope) else { return nil }
+            guard let m = compileMapper(via, at: pointer.appending("/via"), scope: scope) else { return nil }
             base = m
             explicitMapper = true
         }
@@ -242,12 +252,12 @@ struct SpecCompiler {
         case nil: declaredType = nil
         case .string(let t)?:
             if Self.jsonTypeNames.contains(t) || scope.types[t] != nil { declaredType = t } else {
-                issue(pointer + "/type", "unknown type \"\(t)\"" + hint(t, Self.jsonTypeNames + scope.types.keys.sorted())
+                issue(pointer.appending("/type"), "unknown type \"\(t)\"" + hint(t, Self.jsonTypeNames + scope.types.keys.sorted())
                       + " (declare custom types under \"types\")")
                 declaredType = nil
             }
         case let other?:
-            issue(pointer + "/type", "expected a type name, found \(MapError.describe(other))")
+            issue(pointer.appending("/type"), "expected a type name, found \(MapError.describe(other))")
             declaredType = nil
         }
         let destinationName = destinations.count == 1 ? destinations[0].description : ""
@@ -270,7 +280,7 @@ struct SpecCompiler {
 
     /// Presence handling: Hydrant's `optional`, explicit policies, CYZBaseModel's null → empty, or required.
     mutating func applyPresence(
-        _ o: JSONObject, base: Mapper, explicitMapper: Bool, declaredType: String?, destination: String, at pointer: String,
+        _ o: JSONObject, base: Mapper, explicitMapper: Bool, declaredType: String?, destination: String, at pointer: SpecPointer,
         scope: Scope
     ) -> Mapper {
         let hasPolicy = ["missing", "null", "invalid"].contains { o[$0] != nil }
@@ -280,17 +290,17 @@ struct SpecCompiler {
         switch o["optional"] {
         case nil: break
         case .bool(let b)?: optional = b
-        case let other?: issue(pointer + "/optional", "expected true or false, found \(MapError.describe(other))")
+        case let other?: issue(pointer.appending("/optional"), "expected true or false, found \(MapError.describe(other))")
         }
         var required: Bool? = nil
         switch o["required"] {
         case nil: break
         case .bool(let b)?: required = b
-        case let other?: issue(pointer + "/required", "expected true or false, found \(MapError.describe(other))")
+        case let other?: issue(pointer.appending("/required"), "expected true or false, found \(MapError.describe(other))")
         }
-        if optional && hasPolicy { issue(pointer + "/optional", "\"optional\" cannot be combined with \"missing\", \"null\" or \"invalid\"") }
-        if optional && required == true { issue(pointer + "/required", "a field cannot be both required and optional") }
-        if reverseDefault != nil && !optional { issue(pointer + "/reverseDefault", "\"reverseDefault\" needs \"optional\": true") }
+        if optional && hasPolicy { issue(pointer.appending("/optional"), "\"optional\" cannot be combined with \"missing\", \"null\" or \"invalid\"") }
+        if optional && required == true { issue(pointer.appending("/required"), "a field cannot be both required and optional") }
+        if reverseDefault != nil && !optional { issue(pointer.appending("/reverseDefault"), "\"reverseDefault\" needs \"optional\": true") }
 
         if optional {
             return Mapper(.nonFatal(.notNull(base), fallback: defaultValue.map(Fallback.value), reverseFallback: reverseDefault.map(Fallback.value)))
@@ -300,10 +310,10 @@ struct SpecCompiler {
         if hasPolicy || defaultValue != nil || nullToEmpty {
             var policy = FieldPolicy()
             let fallbackAction: FieldPolicy.Action? = defaultValue.map { .useDefault($0) }
-            policy.missing = action(o["missing"], at: pointer + "/missing") ?? fallbackAction ?? (required == false ? .omit : .fail)
-            policy.null = action(o["null"], at: pointer + "/null") ?? fallbackAction
+            policy.missing = action(o["missing"], at: pointer.appending("/missing")) ?? fallbackAction ?? (required == false ? .omit : .fail)
+            policy.null = action(o["null"], at: pointer.appending("/null")) ?? fallbackAction
                 ?? (nullToEmpty ? .useDefault(emptyValue!) : (required == false ? .omit : .fail))
-            policy.invalid = action(o["invalid"], at: pointer + "/invalid") ?? .fail
+            policy.invalid = action(o["invalid"], at: pointer.appending("/invalid")) ?? .fail
             return Mapper(.policy(base, policy))
         }
         if required == true || (!explicitMapper && required == nil) { return Mapper(.notNull(base)) }
@@ -322,7 +332,7 @@ struct SpecCompiler {
         }
     }
 
-    mutating func action(_ v: JSONValue?, at pointer: String) -> FieldPolicy.Action? {
+    mutating func action(_ v: JSONValue?, at pointer: SpecPointer) -> FieldPolicy.Action? {
         switch v {
         case nil: return nil
         case .string("fail")?: return .fail
@@ -337,7 +347,18 @@ struct SpecCompiler {
 
     // MARK: Mapper expressions
 
-    mutating func compileMapper(_ expr: JSONValue, at pointer: String, scope: Scope) -> Mapper? {
+    /// The deepest nesting of mappers (and object mappings, each inside one) a spec may have. The compiler, and
+    /// every walk of a mapper after it, recurses once per level: bounded, so that a hostile spec cannot run a
+    /// thread out of stack (10 000 levels, which a spec's JSON may have, took 3 MB of stack in a release build).
+    static let deepestMapper = 1000
+
+    mutating func compileMapper(_ expr: JSONValue, at pointer: SpecPointer, scope: Scope) -> Mapper? {
+        guard mapperDepth < Self.deepestMapper else {
+            issue(pointer, "mappers nested deeper than \(Self.deepestMapper) levels")
+            return nil
+        }
+        mapperDepth += 1
+        defer { mapperDepth -= 1 }
         switch expr {
         case .string(let name):
             if let m = Self.simpleMappers[name] { return m }
@@ -354,7 +375,7 @@ struct SpecCompiler {
         }
     }
 
-    mutating func compileList(_ list: [JSONValue], at pointer: String, scope: Scope) -> [Mapper]? {
+    mutating func compileList(_ list: [JSONValue], at pointer: SpecPointer, scope: Scope) -> [Mapper]? {
         guard !list.isEmpty else {
             issue(pointer, "expected at least one mapper")
             return nil
@@ -362,7 +383,7 @@ struct SpecCompiler {
         var out: [Mapper] = []
         var ok = true
         for (i, e) in list.enumerated() {
-            if let m = compileMapper(e, at: pointer + "/\(i)", scope: scope) { out.append(m) } else { ok = false }
+            if let m = compileMapper(e, at: pointer.appending("/\(i)"), scope: scope) { out.append(m) } else { ok = false }
         }
         return ok ? out : nil
     }
@@ -371,7 +392,7 @@ struct SpecCompiler {
     /// besides its own, and how it compiles. `parametricMappers` is the one list of them: the compiler, its "did
     /// you mean" hints and the key checks read it.
     struct ParametricMapper: Sendable {
-        typealias Compile = @Sendable (_ c: inout SpecCompiler, _ arg: JSONValue, _ o: JSONObject, _ pointer: String, _ at: String,
+        typealias Compile = @Sendable (_ c: inout SpecCompiler, _ arg: JSONValue, _ o: JSONObject, _ pointer: SpecPointer, _ at: SpecPointer,
                              _ scope: Scope) -> Mapper?
         let name: String
         let options: [String]
@@ -392,9 +413,9 @@ struct SpecCompiler {
         ParametricMapper("policy", options: ["missing", "null", "invalid"]) { c, arg, o, pointer, at, scope in
             guard let inner = c.compileMapper(arg, at: at, scope: scope) else { return nil }
             return Mapper(.policy(inner, FieldPolicy(
-                missing: c.action(o["missing"], at: pointer + "/missing") ?? .fail,
-                null: c.action(o["null"], at: pointer + "/null") ?? .fail,
-                invalid: c.action(o["invalid"], at: pointer + "/invalid") ?? .fail)))
+                missing: c.action(o["missing"], at: pointer.appending("/missing")) ?? .fail,
+                null: c.action(o["null"], at: pointer.appending("/null")) ?? .fail,
+                invalid: c.action(o["invalid"], at: pointer.appending("/invalid")) ?? .fail)))
         },
         ParametricMapper("type", options: []) { c, arg, o, pointer, at, scope in
             return c.typeSet(arg, at: at).map { Mapper(.check($0)) }
@@ -417,7 +438,7 @@ struct SpecCompiler {
                 c.issue(pointer, "\"split\" needs \"reverse\"")
                 return nil
             }
-            return c.compileMapper(r, at: pointer + "/reverse", scope: scope).map { Mapper(.split(forward: f, reverse: $0)) }
+            return c.compileMapper(r, at: pointer.appending("/reverse"), scope: scope).map { Mapper(.split(forward: f, reverse: $0)) }
         },
         walk("forward") { Mapper(.forward($0, $1)) },
         walk("backward") { Mapper(.backward($0, $1)) },
@@ -425,7 +446,7 @@ struct SpecCompiler {
             return c.enumTable(arg, at: at).map { Mapper(.enumTable($0)) }
         },
         ParametricMapper("stringToDate", options: ["timeZone"]) { c, arg, o, pointer, at, scope in
-            let zone = c.timeZone(o["timeZone"], at: pointer + "/timeZone")
+            let zone = c.timeZone(o["timeZone"], at: pointer.appending("/timeZone"))
             let list: [JSONValue]
             if case .array(let l) = arg { list = l } else { list = [arg] }
             guard !list.isEmpty else {
@@ -434,12 +455,12 @@ struct SpecCompiler {
             }
             var formats: [DateSyntax] = []
             for (i, f) in list.enumerated() {
-                if let s = c.dateSyntax(f, zone: zone, at: list.count == 1 && arg.arrayValue == nil ? at : at + "/\(i)") { formats.append(s) }
+                if let s = c.dateSyntax(f, zone: zone, at: list.count == 1 && arg.arrayValue == nil ? at : at.appending("/\(i)")) { formats.append(s) }
             }
             return formats.count == list.count ? Mapper(.convert(.stringToDate(formats))) : nil
         },
         ParametricMapper("dateToString", options: ["timeZone"]) { c, arg, o, pointer, at, scope in
-            let zone = c.timeZone(o["timeZone"], at: pointer + "/timeZone")
+            let zone = c.timeZone(o["timeZone"], at: pointer.appending("/timeZone"))
             return c.dateSyntax(arg, zone: zone, at: at).map { Mapper(.convert(.dateToString($0))) }
         },
         epoch("numberToDate") { .numberToDate($0) },
@@ -456,7 +477,7 @@ struct SpecCompiler {
             case nil: upper = false
             case .bool(let b)?: upper = b
             case let other?:
-                c.issue(pointer + "/uppercase", "expected true or false, found \(MapError.describe(other))")
+                c.issue(pointer.appending("/uppercase"), "expected true or false, found \(MapError.describe(other))")
                 upper = false
             }
             return Mapper(.convert(.uuidToString(uppercase: upper)))
@@ -466,7 +487,7 @@ struct SpecCompiler {
             func alphabet(_ v: JSONValue?, _ key: String) -> Base64Text.Alphabet? {
                 guard let v else { return .standard }
                 if case .string(let s) = v, let a = Base64Text.Alphabet(rawValue: s) { return a }
-                c.issue(pointer + "/" + key, "expected \(alphabets.joined(separator: " or ")), found \(MapError.describe(v))")
+                c.issue(pointer.appending("/" + key), "expected \(alphabets.joined(separator: " or ")), found \(MapError.describe(v))")
                 return nil
             }
             guard case .bool(true) = arg else {
@@ -482,9 +503,9 @@ struct SpecCompiler {
             guard let style = c.keyStyle(arg, at: at) else { return nil }
             var deep = false
             if let d = o["deep"] {
-                if case .bool(let b) = d { deep = b } else { c.issue(pointer + "/deep", "expected true or false, found \(MapError.describe(d))") }
+                if case .bool(let b) = d { deep = b } else { c.issue(pointer.appending("/deep"), "expected true or false, found \(MapError.describe(d))") }
             }
-            return Mapper(.convert(.keys(style, deep: deep, collisions: c.collisions(o["collisions"], at: pointer + "/collisions"))))
+            return Mapper(.convert(.keys(style, deep: deep, collisions: c.collisions(o["collisions"], at: pointer.appending("/collisions")))))
         },
     ]
     /// `optional` and `nonFatal`: a fallback (and a reverse one) for a value the inner mapper cannot map;
@@ -517,7 +538,7 @@ struct SpecCompiler {
                 c.issue(at, "expected a key path, found \(MapError.describe(arg))")
                 return nil
             }
-            let inner = o["via"].map { c.compileMapper($0, at: pointer + "/via", scope: scope) } ?? .identity
+            let inner = o["via"].map { c.compileMapper($0, at: pointer.appending("/via"), scope: scope) } ?? .identity
             guard let inner else { return nil }
             return make(KeyPath(path, delimiter: scope.delimiter), inner)
         }
@@ -568,7 +589,7 @@ struct SpecCompiler {
     static let parametricByName: [String: ParametricMapper] = Dictionary(uniqueKeysWithValues: parametricMappers.map { ($0.name, $0) })
     static let parametricNames = parametricMappers.map(\.name)
 
-    mutating func compileParametric(_ o: JSONObject, at pointer: String, scope: Scope) -> Mapper? {
+    mutating func compileParametric(_ o: JSONObject, at pointer: SpecPointer, scope: Scope) -> Mapper? {
         let names = o.keys.filter { Self.parametricByName[$0] != nil }
         guard names.count == 1, let name = names.first, let mapper = Self.parametricByName[name] else {
             if names.isEmpty {
@@ -580,16 +601,16 @@ struct SpecCompiler {
             return nil
         }
         checkKeys(o, allowed: [name] + mapper.options, at: pointer)
-        return mapper.compile(&self, o[name]!, o, pointer, pointer + "/" + name, scope)
+        return mapper.compile(&self, o[name]!, o, pointer, pointer.appending("/" + name), scope)
     }
 
-    mutating func typeSet(_ v: JSONValue, at pointer: String) -> JSONTypeSet? {
+    mutating func typeSet(_ v: JSONValue, at pointer: SpecPointer) -> JSONTypeSet? {
         let names: [JSONValue]
         if case .array(let l) = v { names = l } else { names = [v] }
         var set: JSONTypeSet = []
         for (i, n) in names.enumerated() {
             guard case .string(let s) = n, let t = JSONType(rawValue: s) else {
-                issue(names.count == 1 && v.arrayValue == nil ? pointer : pointer + "/\(i)",
+                issue(names.count == 1 && v.arrayValue == nil ? pointer : pointer.appending("/\(i)"),
                       "unknown type \(JSONWriter.string(n))" + hint(n.stringValue ?? "", Self.jsonTypeNames))
                 return nil
             }
@@ -599,7 +620,7 @@ struct SpecCompiler {
         return set.isEmpty ? nil : set
     }
 
-    mutating func enumTable(_ v: JSONValue, at pointer: String) -> EnumTable? {
+    mutating func enumTable(_ v: JSONValue, at pointer: SpecPointer) -> EnumTable? {
         var pairs: [(from: JSONValue, to: JSONValue)] = []
         switch v {
         case .object(let o):
@@ -607,11 +628,11 @@ struct SpecCompiler {
         case .array(let list):
             for (i, p) in list.enumerated() {
                 guard case .array(let pair) = p, pair.count == 2 else {
-                    issue(pointer + "/\(i)", "expected a [from, to] pair, found \(MapError.describe(p))")
+                    issue(pointer.appending("/\(i)"), "expected a [from, to] pair, found \(MapError.describe(p))")
                     return nil
                 }
                 for (j, side) in pair.enumerated() where side.arrayValue != nil || side.objectValue != nil {
-                    issue(pointer + "/\(i)/\(j)", "enum values must be strings, numbers, booleans or null")
+                    issue(pointer.appending("/\(i)/\(j)"), "enum values must be strings, numbers, booleans or null")
                 }
                 pairs.append((pair[0], pair[1]))
             }
@@ -625,13 +646,13 @@ struct SpecCompiler {
         var seen = Set<EnumTable.MatchKey>()
         for (i, p) in pairs.enumerated() {
             if let k = EnumTable.matchKey(p.from), !seen.insert(k).inserted {
-                issue(pointer + (v.arrayValue != nil ? "/\(i)" : ""), "duplicate enum entry \(JSONWriter.string(p.from))")
+                issue(pointer.appending(v.arrayValue != nil ? "/\(i)" : ""), "duplicate enum entry \(JSONWriter.string(p.from))")
             }
         }
         return table
     }
 
-    mutating func timeZone(_ v: JSONValue?, at pointer: String) -> Int {
+    mutating func timeZone(_ v: JSONValue?, at pointer: SpecPointer) -> Int {
         guard let v else { return 0 }
         if case .string(let s) = v, let seconds = Self.parseOffset(s) { return seconds }
         issue(pointer, "expected a UTC offset such as \"+02:00\", \"-0530\" or \"Z\", found \(MapError.describe(v))")
@@ -651,7 +672,7 @@ struct SpecCompiler {
         return (u[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
 
-    mutating func dateSyntax(_ v: JSONValue, zone: Int, at pointer: String) -> DateSyntax? {
+    mutating func dateSyntax(_ v: JSONValue, zone: Int, at pointer: SpecPointer) -> DateSyntax? {
         switch v {
         case .string(let name):
             if let named = NamedDateFormat(rawValue: name) { return .named(named) }
@@ -668,7 +689,7 @@ struct SpecCompiler {
             do {
                 return .pattern(try DateFormat(pattern: pattern, timeZoneOffsetSeconds: zone))
             } catch {
-                issue(pointer + "/pattern", error.message)
+                issue(pointer.appending("/pattern"), error.message)
                 return nil
             }
         default:
@@ -678,14 +699,14 @@ struct SpecCompiler {
     }
 
     /// `"collisions": "fail"` (the default) or `"warn"`.
-    mutating func collisions(_ v: JSONValue?, at pointer: String) -> KeyCollisions {
+    mutating func collisions(_ v: JSONValue?, at pointer: SpecPointer) -> KeyCollisions {
         guard let v else { return .fail }
         if case .string(let s) = v, let c = KeyCollisions(rawValue: s) { return c }
         issue(pointer, "expected \"fail\" or \"warn\", found \(MapError.describe(v))")
         return .fail
     }
 
-    mutating func keyStyle(_ v: JSONValue, at pointer: String) -> KeyStyle? {
+    mutating func keyStyle(_ v: JSONValue, at pointer: SpecPointer) -> KeyStyle? {
         if case .string(let s) = v, let style = KeyStyle(specName: s) { return style }
         let name = v.stringValue ?? ""
         issue(pointer, "unknown key style \(JSONWriter.string(v))" + hint(name, KeyStyle.specNames)
@@ -693,9 +714,9 @@ struct SpecCompiler {
         return nil
     }
 
-    mutating func checkKeys(_ o: JSONObject, allowed: [String], at pointer: String) {
+    mutating func checkKeys(_ o: JSONObject, allowed: [String], at pointer: SpecPointer) {
         for key in o.keys where !allowed.contains(key) {
-            issue(pointer + "/" + escape(key), "unknown key \"\(key)\"" + hint(key, allowed))
+            issue(pointer.appending("/" + escape(key)), "unknown key \"\(key)\"" + hint(key, allowed))
         }
     }
 

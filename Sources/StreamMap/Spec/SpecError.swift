@@ -12,16 +12,27 @@ public struct SpecIssue: Sendable, Equatable, CustomStringConvertible {
 public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The spec's name, as given to `Spec(json:file:)` (`spec` by default).
     public var file: String
-    /// Every problem found (the compiler goes on after the first); never empty when thrown.
+    /// The problems found (the compiler goes on after the first), at most ``mostIssues`` of them; never empty
+    /// when thrown.
     public var issues: [SpecIssue]
+    /// How many more problems were found than `issues` holds.
+    public var moreIssues: Int
 
-    /// An error for the spec named `file` with `issues`.
-    public init(file: String, issues: [SpecIssue]) {
+    /// The most issues one error holds: a hostile spec can have a problem at every level of a deep nesting, each
+    /// reported with a pointer as long as its depth.
+    public static let mostIssues = 100
+
+    /// An error for the spec named `file` with `issues`, and `moreIssues` found but not kept.
+    public init(file: String, issues: [SpecIssue], moreIssues: Int = 0) {
         self.file = file
         self.issues = issues
+        self.moreIssues = moreIssues
     }
 
-    public var description: String { issues.map { "\(file): \($0)" }.joined(separator: "\n") }
+    public var description: String {
+        let more = moreIssues > 0 ? ["\(file): … and \(moreIssues) more issue\(moreIssues == 1 ? "" : "s")"] : []
+        return (issues.map { "\(file): \($0)" } + more).joined(separator: "\n")
+    }
 }
 
 /// "Did you mean …?": the closest candidate by edit distance (case-insensitive), when it is close enough to be a

@@ -175,29 +175,55 @@ public struct MapperExplanation: Sendable {
         }
     }
 
-    /// A short name for a mapper that is not a wrapper.
+    /// The longest name `name` writes, in UTF-8 bytes, before it cuts the rest short with "…": a summary is
+    /// written at every level of a nested mapper, so a full name at each would make `explain` quadratic in the
+    /// nesting.
+    static let longestName = 160
+
+    /// A short name for a mapper that is not a wrapper (`arrayOf(type(integer))`; past `longestName`, "…").
     static func name(_ m: Mapper) -> String {
+        var out = ""
+        appendName(m, to: &out)
+        return out
+    }
+
+    /// Appends `m`'s name to `out`, stopping with "…" once `out` holds `longestName` bytes.
+    private static func appendName(_ m: Mapper, to out: inout String) {
+        guard out.utf8.count < longestName else {
+            if !out.hasSuffix("…") { out += "…" }
+            return
+        }
+        func wrapped(_ head: String, _ inner: [Mapper], _ tail: String = "") {
+            out += head + "("
+            for (i, x) in inner.enumerated() {
+                if i > 0 { out += ", " }
+                appendName(x, to: &out)
+                if out.hasSuffix("…") { break }
+            }
+            out += tail + ")"
+        }
         switch m.kind {
-        case .identity: return "identity"
-        case .check(let types): return "type(\(types))"
-        case .notNull(let inner): return "required(\(name(inner)))"
-        case .nonFatal(let inner, _, _): return "nonFatal(\(name(inner)))"
-        case .policy(let inner, _): return "policy(\(name(inner)))"
-        case .object: return "object"
-        case .arrayOf(let item): return "arrayOf(\(name(item)))"
-        case .first(let list): return "first(" + list.map(name).joined(separator: ", ") + ")"
-        case .thread(let list): return "thread(" + list.map(name).joined(separator: ", ") + ")"
-        case .split(let forward, _): return "split(\(name(forward)))"
-        case .forward(let path, let inner): return "forward(\(path), \(name(inner)))"
-        case .backward(let path, let inner): return "backward(\(path), \(name(inner)))"
-        case .enumTable: return "enum"
+        case .identity: out += "identity"
+        case .check(let types): out += "type(\(types))"
+        case .notNull(let inner): wrapped("required", [inner])
+        case .nonFatal(let inner, _, _): wrapped("nonFatal", [inner])
+        case .policy(let inner, _): wrapped("policy", [inner])
+        case .object: out += "object"
+        case .arrayOf(let item): wrapped("arrayOf", [item])
+        case .first(let list): wrapped("first", list)
+        case .thread(let list): wrapped("thread", list)
+        case .split(let forward, _): wrapped("split", [forward])
+        case .forward(let path, let inner): out += "forward(\(path), "; appendName(inner, to: &out); out += ")"
+        case .backward(let path, let inner): out += "backward(\(path), "; appendName(inner, to: &out); out += ")"
+        case .enumTable: out += "enum"
         case .convert(let c):
             if case .keys(let style, let deep, let collisions) = c {
-                return "keys(\(style.rawValue)\(deep ? ", deep" : "")\(collisions == .warn ? ", collisions: warn" : ""))"
+                out += "keys(\(style.rawValue)\(deep ? ", deep" : "")\(collisions == .warn ? ", collisions: warn" : ""))"
+            } else {
+                out += c.name
             }
-            return c.name
-        case .block(let b): return b.name
-        case .postProcess(let inner, let post): return "\(post.name)(\(name(inner)))"
+        case .block(let b): out += b.name
+        case .postProcess(let inner, let post): wrapped(post.name, [inner])
         }
     }
 }
@@ -346,22 +372,47 @@ extension MapperExplanation: CustomStringConvertible {
     /// ```
     public var description: String {
         var lines: [String] = []
-        render(label: "record", indent: "", into: &lines)
+        render(label: "record", indent: "", depth: 0, into: &lines)
         return lines.joined(separator: "\n") + "\n"
     }
 
-    func render(label: String, indent: String, into lines: inout [String]) {
+    /// The nesting shown by `description`: below it, one line says how much more there is (each line's label and
+    /// indentation grow with the depth, so showing every level of a deep mapper would be quadratic in it).
+    /// `jsonValue` shows every level.
+    static let deepestShown = 32
+
+    func render(label: String, indent: String, depth: Int, into lines: inout [String]) {
+        guard depth <= Self.deepestShown else {
+            lines.append("\(indent)… \(nestingBelow) more nested level\(nestingBelow == 1 ? "" : "s") (explain --json shows them)")
+            return
+        }
         switch structure {
         case nil:
             lines.append("\(indent)\(label): \(summary), \(handling)")
         case .arrayOf(let item)?:
             lines.append("\(indent)\(label): array, \(handling); each element:")
-            item.render(label: label + "[]", indent: indent + "  ", into: &lines)
+            item.render(label: label + "[]", indent: indent + "  ", depth: depth + 1, into: &lines)
         case .object(let o)?:
             let head = summary == "object" ? "object" : "\(summary)"
             lines.append("\(indent)\(label): \(head), \(handling)")
-            o.render(indent: indent + "  ", into: &lines)
+            o.render(indent: indent + "  ", depth: depth + 1, into: &lines)
         }
+    }
+
+    /// The levels of containers from this one down, along its deepest branch (1 for a scalar's plan).
+    var nestingBelow: Int {
+        var deepest = 0
+        var stack: [(MapperExplanation, Int)] = [(self, 1)]
+        while let (e, depth) = stack.popLast() {
+            deepest = max(deepest, depth)
+            switch e.structure {
+            case .arrayOf(let item)?: stack.append((item, depth + 1))
+            case .object(let o)?:
+                for f in o.fields where f.value.structure != nil { stack.append((f.value, depth + 1)) }
+            case nil: break
+            }
+        }
+        return deepest
     }
 
     /// The plan as JSON (for `streammap explain --json`).
@@ -380,7 +431,7 @@ extension MapperExplanation: CustomStringConvertible {
 }
 
 extension ObjectExplanation {
-    func render(indent: String, into lines: inout [String]) {
+    func render(indent: String, depth: Int, into lines: inout [String]) {
         var rows: [[String]] = [["#", "destination", "source", "absent", "null", "mapper", "handling"]]
         var nested: [(String, MapperExplanation)] = []
         var seenField = Set<Int>()
@@ -419,7 +470,7 @@ extension ObjectExplanation {
         let required = requiredSources.map(\.description)
         lines.append(indent + "required: " + (required.isEmpty ? "none" : required.joined(separator: ", ")))
         if destinationsOverlap { lines.append(indent + "note: destinations nest in each other, so this object is built whole") }
-        for (destination, value) in nested { value.render(label: destination, indent: indent, into: &lines) }
+        for (destination, value) in nested { value.render(label: destination, indent: indent, depth: depth, into: &lines) }
     }
 
     var jsonValue: JSONValue {
