@@ -85,6 +85,13 @@ struct ExplainPlanTests {
         }
         #expect(levels == depth)
         #expect(json.objectValue?["mapper"] == .string("type(integer)"))
+
+        // A user's key path in a name is cut short too.
+        let key = String(repeating: "k", count: 100_000)
+        let walk = MapperExplanation(Mapper(.arrayOf(Mapper(.forward(KeyPath(steps: [key]), .integer)))))
+        #expect(walk.summary.hasPrefix("arrayOf(forward(kkk") && walk.summary.hasSuffix("…))"), "\(walk.summary.prefix(200))")
+        #expect(walk.summary.utf8.count <= MapperExplanation.longestName + 10)
+        #expect(MapperExplanation(Mapper(.forward(KeyPath(steps: ["a", "b"]), .integer))).summary == "forward(a.b, type(integer))")
     }
 
     @Test func dateToNumberAndKeyStylesStream() {

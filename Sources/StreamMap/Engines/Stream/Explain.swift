@@ -187,42 +187,54 @@ public struct MapperExplanation: Sendable {
         return out
     }
 
-    /// Appends `m`'s name to `out`, stopping with "…" once `out` holds `longestName` bytes.
+    /// Appends `m`'s name to `out`, stopping with "…" once `out` holds `longestName` bytes (a user's key path or
+    /// type list is cut short too).
     private static func appendName(_ m: Mapper, to out: inout String) {
+        func put(_ text: String) {
+            guard !out.hasSuffix("…") else { return }
+            let room = longestName - out.utf8.count
+            if text.utf8.count <= room {
+                out += text
+            } else {
+                out.unicodeScalars.append(contentsOf: text.unicodeScalars.prefix(max(room, 0)))
+                out += "…"
+            }
+        }
+        func wrapped(_ head: String, _ inner: [Mapper], first: String? = nil) {
+            put(head + "(")
+            if let first { put(first + ", ") }
+            for (i, x) in inner.enumerated() {
+                if i > 0 { put(", ") }
+                appendName(x, to: &out)
+                if out.hasSuffix("…") { break }
+            }
+            out += ")"
+        }
         guard out.utf8.count < longestName else {
             if !out.hasSuffix("…") { out += "…" }
             return
         }
-        func wrapped(_ head: String, _ inner: [Mapper], _ tail: String = "") {
-            out += head + "("
-            for (i, x) in inner.enumerated() {
-                if i > 0 { out += ", " }
-                appendName(x, to: &out)
-                if out.hasSuffix("…") { break }
-            }
-            out += tail + ")"
-        }
         switch m.kind {
-        case .identity: out += "identity"
-        case .check(let types): out += "type(\(types))"
+        case .identity: put("identity")
+        case .check(let types): put("type(\(types))")
         case .notNull(let inner): wrapped("required", [inner])
         case .nonFatal(let inner, _, _): wrapped("nonFatal", [inner])
         case .policy(let inner, _): wrapped("policy", [inner])
-        case .object: out += "object"
+        case .object: put("object")
         case .arrayOf(let item): wrapped("arrayOf", [item])
         case .first(let list): wrapped("first", list)
         case .thread(let list): wrapped("thread", list)
         case .split(let forward, _): wrapped("split", [forward])
-        case .forward(let path, let inner): out += "forward(\(path), "; appendName(inner, to: &out); out += ")"
-        case .backward(let path, let inner): out += "backward(\(path), "; appendName(inner, to: &out); out += ")"
-        case .enumTable: out += "enum"
+        case .forward(let path, let inner): wrapped("forward", [inner], first: "\(path)")
+        case .backward(let path, let inner): wrapped("backward", [inner], first: "\(path)")
+        case .enumTable: put("enum")
         case .convert(let c):
             if case .keys(let style, let deep, let collisions) = c {
-                out += "keys(\(style.rawValue)\(deep ? ", deep" : "")\(collisions == .warn ? ", collisions: warn" : ""))"
+                put("keys(\(style.rawValue)\(deep ? ", deep" : "")\(collisions == .warn ? ", collisions: warn" : ""))")
             } else {
-                out += c.name
+                put(c.name)
             }
-        case .block(let b): out += b.name
+        case .block(let b): put(b.name)
         case .postProcess(let inner, let post): wrapped(post.name, [inner])
         }
     }
