@@ -73,6 +73,14 @@ def deep_objects(n, key="k" * 4000):
     return Raw(('{"fields":{"%s":{"to":"x","via":{"object":' % key) * n + '{"fields":{}}' + "}}}}" * n)
 
 
+def types_down_a_deep_spec(n):
+    """50n types at the top, then n object mappings nested in each other, each declaring a type of its own."""
+    types = ",".join('"t%d":"integer"' % i for i in range(50 * n))
+    level = '{"types":{"x":"integer"},"fields":{"k":{"to":"x","via":{"object":'
+    return Raw('{"types":{%s},"fields":{"k":{"to":"x","via":{"object":' % types + level * n + '{"fields":{}}'
+               + "}}}}" * n + "}}}}")
+
+
 def enum_spec(n):
     return {"fields": {"v": {"to": "v", "via": {"enum": {"k%d" % i: i for i in range(n)}}}}}
 
@@ -173,6 +181,7 @@ CASES = [
     # every level (an error's text was).
     ("check, mappers nested past the limit", ("-",), ["check", "{spec}"], nested_mappers, lambda n: "", 600),
     ("check, long keys down a deep spec", ("-",), ["check", "{spec}"], deep_objects, lambda n: "", 40),
+    ("check, nested objects that each declare a type", ("-",), ["check", "{spec}"], types_down_a_deep_spec, lambda n: "", 50),
     ("check, a problem at every level", ("-",), ["check", "{spec}"], lambda n: nested_mappers(n, '"x":1,'), lambda n: "", 600),
     ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
     ("long path", STREAM_AND_TREE, ["-s", "{spec}"], long_path_spec, lambda n: nested(n, "a"), 500),

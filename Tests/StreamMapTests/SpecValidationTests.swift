@@ -130,6 +130,24 @@ struct SpecValidationTests {
         #expect(elapsed < .seconds(20), "\(elapsed)")
     }
 
+    /// An object mapping's `types` hold in it and in the objects nested in it, shadow an outer type of the same
+    /// name there, and end with it.
+    @Test func customTypesAreScopedToTheirObject() throws {
+        let spec = try Spec(json: #"""
+            {"types": {"t": "toString"},
+             "fields": {
+               "a": {"to": "a", "type": "t"},
+               "o": {"to": "o", "via": {"object": {"types": {"t": "stringToNumber"}, "fields": {
+                 "x": {"to": "x", "type": "t"},
+                 "y": {"to": "y", "via": {"object": {"fields": {"z": {"to": "z", "type": "t"}}}}}}}}},
+               "b": {"to": "b", "type": "t"}}}
+            """#)
+        let result = spec.mapper.map(try JSONParser.parse(#"{"a":1,"o":{"x":"2","y":{"z":"3"}},"b":4}"#))
+        #expect(result.value.map(JSONWriter.string) == #"{"a":"1","o":{"x":2,"y":{"z":3}},"b":"4"}"#)
+        #expect(issues(#"{"fields":{"p":{"to":"p","via":{"object":{"types":{"u":"toString"}}}},"q":{"to":"q","type":"u"}}}"#)
+                == [#"/fields/q/type: unknown type "u" (declare custom types under "types")"#])
+    }
+
     /// Mappers nest at most `deepestMapper` levels (each level is a recursion of the compiler and of every walk
     /// of the mapper after it); past that, one issue, where the limit is crossed.
     @Test func mappersNestAtMostTheLimit() throws {

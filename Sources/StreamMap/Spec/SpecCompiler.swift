@@ -5,6 +5,14 @@ struct SpecCompiler {
     private(set) var moreIssues = 0
     /// How many `compileMapper` calls are under way (see `deepestMapper`).
     private var mapperDepth = 0
+    /// The custom types in force, the innermost definition of a name last: an object mapping's `types` are added
+    /// when it is compiled and removed after, so it and the objects nested in it see them, and no nested object
+    /// copies the table it inherits (a 1 MB spec with 50 000 types and 900 nested objects that each declared one
+    /// took 6.7 s and 2.8 GB when each object's scope held a copy).
+    private var typeDefinitions: [String: [Mapper]] = [:]
+
+    /// The custom type `name` in force, if any.
+    func declaredType(_ name: String) -> Mapper? { typeDefinitions[name]?.last }
     /// What the "did you mean" hints of one spec may spend together (`Suggest`): a spec with thousands of unknown
     /// names against thousands of its own types costs no more than a few milliseconds, and later issues go without.
     private var suggestionBudget = 4 * Suggest.defaultBudget
@@ -12,7 +20,6 @@ struct SpecCompiler {
     /// Settings inherited by nested object mappings.
     struct Scope {
         var delimiter = "."
-        var types: [String: Mapper] = [:]
         var nullToEmpty = false
         var nullToEmptyExcept: Set<String> = []
     }
@@ -98,10 +105,20 @@ struct SpecCompiler {
                 issue(pointer.appending("/delimiter"), "expected a non-empty string, found \(MapError.describe(d))")
             }
         }
+        var declared: [String] = []
+        defer {
+            for name in declared {
+                typeDefinitions[name]!.removeLast()
+                if typeDefinitions[name]!.isEmpty { typeDefinitions[name] = nil }
+            }
+        }
         if let t = o["types"] {
             if case .object(let table) = t {
                 for (name, expr) in table {
-                    if let m = compileMapper(expr, at: pointer.appending("/types/" + escape(name)), scope: scope) { scope.types[name] = m }
+                    if let m = compileMapper(expr, at: pointer.appending("/types/" + escape(name)), scope: scope) {
+                        typeDefinitions[name, default: []].append(m)
+                        declared.append(name)
+                    }
                 }
             } else {
                 issue(pointer.appending("/types"), "expected an object of type name → mapper, found \(MapError.describe(t))")
@@ -251,8 +268,9 @@ struct SpecCompiler {
         switch o["type"] {
         case nil: declaredType = nil
         case .string(let t)?:
-            if Self.jsonTypeNames.contains(t) || scope.types[t] != nil { declaredType = t } else {
-                issue(pointer.appending("/type"), "unknown type \"\(t)\"" + hint(t, Self.jsonTypeNames + scope.types.keys.sorted())
+            if Self.jsonTypeNames.contains(t) || self.declaredType(t) != nil { declaredType = t } else {
+                let typeNames = typeDefinitions.keys  // (a view: sorted only if the hint is sought)
+                issue(pointer.appending("/type"), "unknown type \"\(t)\"" + hint(t, Self.jsonTypeNames + typeNames.sorted())
                       + " (declare custom types under \"types\")")
                 declaredType = nil
             }
@@ -272,7 +290,7 @@ struct SpecCompiler {
     func typeMapper(_ type: String?, destination: String, scope: Scope, base: Mapper) -> Mapper {
         guard let type else { return base }
         var stages: [Mapper] = []
-        if let processor = scope.types[type] { stages.append(processor) }
+        if let processor = declaredType(type) { stages.append(processor) }
         if case .identity = base.kind {} else { stages.append(base) }
         if let json = JSONType(rawValue: type) { stages.append(.check(JSONTypeSet(json))) }
         return stages.count == 1 ? stages[0] : Mapper(.thread(stages))
