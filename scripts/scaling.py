@@ -182,6 +182,8 @@ CASES = [
     ("check, mappers nested past the limit", ("-",), ["check", "{spec}"], nested_mappers, lambda n: "", 600),
     ("check, long keys down a deep spec", ("-",), ["check", "{spec}"], deep_objects, lambda n: "", 40),
     ("check, nested objects that each declare a type", ("-",), ["check", "{spec}"], types_down_a_deep_spec, lambda n: "", 50),
+    ("check, a long path on a long delimiter", ("-",), ["check", "{spec}"],
+     lambda n: {"delimiter": "a" * (n // 10) + "b", "fields": {"a" * n: "x"}}, lambda n: "", 20000),
     ("check, a problem at every level", ("-",), ["check", "{spec}"], lambda n: nested_mappers(n, '"x":1,'), lambda n: "", 600),
     ("big enum table", STREAM_AND_TREE, ["-s", "{spec}"], enum_spec, enum_input, 3000),
     ("long path", STREAM_AND_TREE, ["-s", "{spec}"], long_path_spec, lambda n: nested(n, "a"), 500),

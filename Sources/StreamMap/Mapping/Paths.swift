@@ -86,22 +86,35 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
     public init(steps: [String]) { self.steps = steps }
 
     /// Splits `path` on `delimiter` (default `.`) by UTF-8 bytes (so `"x.\u{301}y"` splits too, although the dot
-    /// and the accent form one `Character`). Empty steps are kept as empty keys.
+    /// and the accent form one `Character`), at each occurrence from the left that does not overlap the one
+    /// before. Empty steps are kept as empty keys. Linear in the path plus the delimiter, whatever they hold
+    /// (Knuth–Morris–Pratt: comparing the delimiter at every byte made a 400 KB path with a 40 KB delimiter take
+    /// 16 s).
     public init(_ path: String, delimiter: String = ".") {
         let p = Array(path.utf8), d = Array(delimiter.utf8)
         guard !d.isEmpty else {
             steps = [path]
             return
         }
+        // fallback[k]: the length of the longest proper prefix of d[0...k] that is also its suffix.
+        var fallback = [Int](repeating: 0, count: d.count)
+        var k = 0
+        for i in 1..<max(d.count, 1) {
+            while k > 0 && d[i] != d[k] { k = fallback[k - 1] }
+            if d[i] == d[k] { k += 1 }
+            fallback[i] = k
+        }
         var parts: [String] = []
-        var start = 0, i = 0
-        while i + d.count <= p.count {
-            if p[i..<(i + d.count)].elementsEqual(d) {
-                parts.append(String(decoding: p[start..<i], as: UTF8.self))
-                i += d.count
-                start = i
-            } else {
-                i += 1
+        var start = 0
+        var matched = 0  // bytes of d matched ending at the current byte
+        for (i, byte) in p.enumerated() {
+            while matched > 0 && byte != d[matched] { matched = fallback[matched - 1] }
+            if byte == d[matched] { matched += 1 }
+            if matched == d.count {
+                let end = i + 1 - d.count
+                parts.append(String(decoding: p[start..<end], as: UTF8.self))
+                start = i + 1
+                matched = 0  // occurrences do not overlap
             }
         }
         parts.append(String(decoding: p[start...], as: UTF8.self))
