@@ -25,8 +25,9 @@ struct FileRangeTests {
         var lines: [String]
         var ends: [InputEnd]
         var bytesIn: Int
-        /// Inputs read in ranges.
+        /// Inputs read in ranges, and the ranges.
         var ranged: Int
+        var ranges = 0
         /// Each descriptor's offset after its input.
         var offsets: [Int]
     }
@@ -34,11 +35,12 @@ struct FileRangeTests {
     /// Reads each path (from `startingAt`) through one pipeline with `jobs` and batches of `batchBytes`.
     static func run(_ paths: [String], jobs: Int, batchBytes: Int = 1 << 12, framing: Framing = .auto, startingAt: Int = 0,
                     stopAfter: Int = .max, stopRequested: @escaping () -> Bool = { false },
-                    size: ((Int) -> Int)? = nil) -> Run {
+                    size: ((Int) -> Int)? = nil, smallestRange: Int = 1) -> Run {
         let out = Transcript()
         out.stopAfter = stopAfter
         var settings = RecordPipelineSettings(framing: framing, jobs: jobs, keptRecordBytes: 40)
         settings.batchBytes = batchBytes
+        settings.smallestRangeBytes = smallestRange  // 1: ranges as small as the batches, every cut point
         let mapper = Self.mapper
         var pipeline = RecordPipeline(engine: StreamEngine(mapper: mapper), settings: settings, output: out,
                                       makeEngine: { StreamEngine(mapper: mapper) })
@@ -59,7 +61,8 @@ struct FileRangeTests {
             }
         }
         pipeline.finish()
-        return Run(lines: out.lines, ends: ends, bytesIn: pipeline.bytesIn, ranged: pipeline.core.rangedInputs, offsets: offsets)
+        return Run(lines: out.lines, ends: ends, bytesIn: pipeline.bytesIn, ranged: pipeline.core.rangedInputs,
+                   ranges: pipeline.core.rangesRead, offsets: offsets)
     }
 
     /// How `b` differs from `a`, `a` being the run with one job: the first differing line, `bytesIn`, how the inputs
@@ -207,6 +210,21 @@ struct FileRangeTests {
     }
 
     /// What is not NDJSON in a regular file — another framing, compressed, empty — is read in sequence.
+    /// A range costs a hand-off each way between threads: however small the batches, a range is at least
+    /// `smallestRangeBytes` (`--batch-bytes 1` made a range of every byte: 17 s for a 1.3 MB file).
+    @Test func rangesAreNeverTiny() throws {
+        let bytes = Self.input(3000)
+        let smallest = RecordPipelineSettings().smallestRangeBytes
+        #expect(bytes.count > 8 * smallest)
+        let path = try Self.file(bytes)
+        let one = Self.run([path], jobs: 1)
+        let many = Self.run([path], jobs: 2, batchBytes: 1, smallestRange: smallest)
+        #expect(Self.difference(many, from: one) == nil)
+        #expect(many.ranged == 1)
+        // Whole ranges, and quarter ones towards the end.
+        #expect(many.ranges > 1 && many.ranges <= 4 * bytes.count / smallest + 1, "\(many.ranges) ranges")
+    }
+
     @Test func otherInputsAreReadInSequence() throws {
         let array = try Self.file(Array("[{\"id\":1},\n{\"id\":2}]\n".utf8))
         let concat = try Self.file(Array("{\"id\":1\n}\n{\"id\":2}".utf8))

@@ -19,6 +19,10 @@ public struct RecordPipelineSettings: Sendable {
     /// `read` tells gzip and zstd inputs by their first bytes and maps their decompressed text (`Compression`);
     /// false reads every input as it is.
     public var decompresses = true
+    /// The smallest range a worker reads of a file (`FileRange`), whatever `batchBytes`: a range costs a hand-off
+    /// each way between threads (about 17 µs on a 2-vCPU VM), so ranges of a few bytes would cost more than their
+    /// mapping (`--batch-bytes 1` made a range of every byte: 17 s for a 1.3 MB file). Tests lower it.
+    var smallestRangeBytes = 1 << 16
 
     /// How many bytes one read asks for (256 KiB).
     public static let readBytes = 1 << 18
@@ -185,8 +189,9 @@ struct PipelineCore: RecordHandler {
     /// Records are mapped here by `engine` even with workers (the lines of a file read in ranges that no range
     /// holds: see RecordPipeline+FileRanges.swift).
     var mapsHere = false
-    /// Inputs read in ranges by the workers so far (`RecordPipeline.read(_:fileDescriptor:)`).
+    /// Inputs read in ranges by the workers so far (`RecordPipeline.read(_:fileDescriptor:)`), and the ranges.
     var rangedInputs = 0
+    var rangesRead = 0
 
     init(engine: any RecordEngine, settings: RecordPipelineSettings, output: any RecordPipelineOutput,
          makeEngine: (@Sendable () -> any RecordEngine)?) {

@@ -85,13 +85,15 @@ extension PipelineCore {
         var position = 0  // the lines handed on so far end here
         var end: InputEnd?
         var interrupted = false
+        let rangeBytes = max(parallel.batchBytes, settings.smallestRangeBytes, 1)
         while end == nil {
             if !interrupted && stopRequested() { interrupted = true }  // the ranges in flight are still written
             while !interrupted && next < size && parallel.inFlight < parallel.window {
                 // Quarter ranges towards the end, so that the workers finish close together.
-                let step = size - next > 2 * parallel.window * parallel.batchBytes ? parallel.batchBytes : max(1, parallel.batchBytes / 4)
+                let step = size - next > 2 * parallel.window * rangeBytes ? rangeBytes : max(1, rangeBytes / 4)
                 let rangeEnd = size - next > step ? next + step : size
                 parallel.submitRange(FileRange(file: file, start: next, end: rangeEnd, size: size), input: name)
+                rangesRead += 1
                 next = rangeEnd
             }
             guard let batch = parallel.nextMapped(wait: true) else { break }
