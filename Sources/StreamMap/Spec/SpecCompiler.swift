@@ -10,9 +10,6 @@ struct SpecCompiler {
     /// copies the table it inherits (a 1 MB spec with 50 000 types and 900 nested objects that each declared one
     /// took 6.7 s and 2.8 GB when each object's scope held a copy).
     private var typeDefinitions: [String: [Mapper]] = [:]
-
-    /// The custom type `name` in force, if any.
-    func declaredType(_ name: String) -> Mapper? { typeDefinitions[name]?.last }
     /// What the "did you mean" hints of one spec may spend together (`Suggest`): a spec with thousands of unknown
     /// names against thousands of its own types costs no more than a few milliseconds, and later issues go without.
     private var suggestionBudget = 4 * Suggest.defaultBudget
@@ -40,6 +37,9 @@ struct SpecCompiler {
         "urlToString": Mapper(.convert(.urlToString(schemes: nil))),
     ]
     static let jsonTypeNames = JSONType.allCases.map(\.rawValue)
+
+    /// The custom type `name` in force, if any.
+    func declaredType(_ name: String) -> Mapper? { typeDefinitions[name]?.last }
 
     mutating func issue(_ pointer: SpecPointer, _ message: String) {
         guard issues.count < SpecError.mostIssues else {
