@@ -99,7 +99,7 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
         // fallback[k]: the length of the longest proper prefix of d[0...k] that is also its suffix.
         var fallback = [Int](repeating: 0, count: d.count)
         var k = 0
-        for i in 1..<max(d.count, 1) {
+        for i in 1..<d.count {
             while k > 0 && d[i] != d[k] { k = fallback[k - 1] }
             if d[i] == d[k] { k += 1 }
             fallback[i] = k

@@ -41,8 +41,11 @@ struct SpecCompiler {
     /// The custom type `name` in force, if any.
     func declaredType(_ name: String) -> Mapper? { typeDefinitions[name]?.last }
 
+    /// `SpecError.mostIssues` issues are kept: later ones are only counted.
+    var keepsNoMoreIssues: Bool { issues.count >= SpecError.mostIssues }
+
     mutating func issue(_ pointer: SpecPointer, _ message: String) {
-        guard issues.count < SpecError.mostIssues else {
+        guard !keepsNoMoreIssues else {
             moreIssues += 1
             return
         }
@@ -51,7 +54,7 @@ struct SpecCompiler {
 
     /// ` (did you mean "x"?)` or nothing, out of the spec's budget; `candidates` is not even made once it is spent.
     mutating func hint(_ word: String, _ candidates: @autoclosure () -> [String]) -> String {
-        guard suggestionBudget > 0, issues.count < SpecError.mostIssues else { return "" }  // (no issue will show it)
+        guard suggestionBudget > 0, !keepsNoMoreIssues else { return "" }  // (no issue would show it)
         return Suggest.hint(word, candidates(), budget: &suggestionBudget)
     }
 

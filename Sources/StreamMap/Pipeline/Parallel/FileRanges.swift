@@ -69,11 +69,8 @@ extension RecordBatch {
         if rangeChunk.map({ $0.capacity < capacity }) ?? true { rangeChunk = InputChunk(capacity: capacity) }
         let chunk = rangeChunk!
         chunk.clear()
-        // The range and a little more, in one read: the line that crosses `end` usually ends in it. (No more than
-        // the range's own length more: a small range reads in proportion — 16 KiB for each of a million 1-byte
-        // ranges made `--batch-bytes 1` copy 16 GB for a 1 MB file.)
-        let slack = min(Self.rangeSlack, length)
-        guard read(range, from: from, into: chunk, upTo: min(capacity, length + slack, range.size - from)) else { return }
+        // The range and a little more, in one read: the line that crosses `end` usually ends in it.
+        guard read(range, from: from, into: chunk, upTo: min(capacity, length + Self.rangeSlack, range.size - from)) else { return }
 
         // The first line start in the range.
         var first = 0
@@ -94,7 +91,7 @@ extension RecordBatch {
             let limit = min(capacity, range.size - from)
             guard chunk.count < limit else { break }
             let before = chunk.count
-            let step = max(min(1 << 16, length), chunk.count - length)  // 64 KiB (or the range's length), then doubling
+            let step = max(1 << 16, chunk.count - length)  // 64 KiB, then doubling
             guard read(range, from: from, into: chunk, upTo: min(limit, chunk.count + step)) else { return }
             if chunk.count == before { break }  // the file is shorter than it was
         }
