@@ -60,6 +60,13 @@ struct InputFile {
         return total
     }
 
+    /// Whether `path` is a regular file that starts with a compression's magic bytes (read without moving an offset).
+    static func isCompressedFile(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+        return compression(of: path) != nil
+    }
+
     /// Device and inode of a path (nil when it does not exist), to refuse writing over an input.
     static func identity(_ path: String) -> (UInt64, UInt64)? {
         var st = stat()

@@ -67,6 +67,8 @@ struct MapCommand: ParsableCommand {
 
     /// Input bytes per batch with --jobs (hidden: tests make it tiny so that many batches run).
     @Option(help: .hidden) var batchBytes: Int = RecordPipelineSettings.defaultBatchBytes
+    /// What the compressed files mapped ahead with --jobs may hold in memory together (tests make it small).
+    @Option(help: .hidden) var readAheadMemory: Int = RecordPipelineSettings.defaultReadAheadMemoryBytes
 
     @Option(help: ArgumentHelp("Write rejected records to FILE as NDJSON (input, line, offset, errors with paths, raw text) instead of reporting each on standard error.",
                                valueName: "file"),
@@ -112,6 +114,7 @@ struct MapCommand: ParsableCommand {
     func validate() throws {
         if let maxRejects, maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more") }
         if batchBytes < 1 { throw ValidationError("--batch-bytes must be 1 or more") }
+        if readAheadMemory < 1 { throw ValidationError("--read-ahead-memory must be 1 or more") }
         if rejectsRecordBytes < 0 { throw ValidationError("--rejects-record-bytes must be 0 or more") }
         if rejects == nil && redact { throw ValidationError("--redact needs --rejects FILE") }
         if output == "-" || rejects == "-" {
@@ -205,6 +208,7 @@ struct MapCommand: ParsableCommand {
         settings.pipeline.decompresses = byteRange == nil  // a window's first bytes are no file's magic bytes
         settings.pipeline.jobs = jobs.resolved
         settings.pipeline.batchBytes = batchBytes
+        settings.pipeline.readAheadMemoryBytes = readAheadMemory
         settings.onError = onError
         settings.maxRejects = maxRejects
         settings.quiet = quiet

@@ -169,7 +169,10 @@ struct MapRun {
     /// Maps every input in order and returns the exit status.
     mutating func run(inputs: [String]) -> Int32 {
         let console = output.console
-        for path in inputs where output.stop == nil { process(path) }
+        let readAhead = startReadAhead(inputs)
+        for (position, path) in inputs.enumerated() where output.stop == nil {
+            if let index = readAhead[position] { processReadAhead(index, path) } else { process(path) }
+        }
         pipeline.finish()
         if output.stop != .outputClosed && output.stop != .outputFailed { output.finish() }
         if var r = output.rejects {
@@ -219,6 +222,36 @@ struct MapRun {
             : pipeline.read(input.name, stopRequested: stopRequested, afterRead: output.tickProgress) { buffer in
                 input.read(into: buffer, interrupted: stopRequested)
             }
+        report(end, input: input.name)
+    }
+
+    /// With `--jobs N` and two or more compressed files: those files are mapped ahead, whole, N at a time
+    /// (`RecordPipeline.readAhead`), and written in their turn. Returns read-ahead indices by input position.
+    private mutating func startReadAhead(_ inputs: [String]) -> [Int: Int] {
+        guard output.settings.pipeline.jobs > 1, window == nil else { return [:] }
+        let positions = inputs.indices.filter { inputs[$0] != "-" && InputFile.isCompressedFile(inputs[$0]) }
+        guard positions.count >= 2,
+              pipeline.readAhead(paths: positions.map { inputs[$0] }, stopRequested: { Signals.received != 0 })
+        else { return [:] }
+        return Dictionary(uniqueKeysWithValues: positions.enumerated().map { ($1, $0) })
+    }
+
+    /// Writes read-ahead file `index` (at `path`) as the next input, and reports how it ended as `process` does.
+    private mutating func processReadAhead(_ index: Int, _ path: String) {
+        let output = self.output
+        switch pipeline.readAhead(index, name: path, stopRequested: { Signals.received != 0 }, afterRead: output.tickProgress) {
+        case .cannotOpen(let code):
+            guard output.stop == nil else { return }
+            output.console.error("\(path): \(Errno(code: code).description)")
+            inputFailed = true
+        case .read(let end):
+            report(end, input: path)
+        }
+    }
+
+    /// What `process` does once an input is read: the stop or the message its end calls for.
+    private mutating func report(_ end: InputEnd, input name: String) {
+        let console = output.console
         switch end {
         case .ended, .stopped:
             break
@@ -226,11 +259,11 @@ struct MapRun {
             if output.stop == nil { output.stop = .interrupted(Signals.received) }
         case .failed(let code):
             guard output.stop == nil else { break }
-            console.error("\(input.name): \(Console.describe(errno: code))")
+            console.error("\(name): \(Console.describe(errno: code))")
             inputFailed = true
         case .corrupt(let error):
             guard output.stop == nil else { break }
-            console.error("\(input.name): \(error)")
+            console.error("\(name): \(error)")
             inputFailed = true
         }
     }

@@ -24,6 +24,18 @@ public struct RecordPipelineSettings: Sendable {
     /// mapping (`--batch-bytes 1` made a range of every byte: 17 s for a 1.3 MB file). Tests lower it.
     var smallestRangeBytes = 1 << 16
 
+    /// A compressed input read from a descriptor (`RecordPipeline.read(_:fileDescriptor:)`) is decompressed on a
+    /// thread of its own, a few reads ahead of framing and mapping (`DecodingAhead`); false decompresses on the
+    /// reading thread. What the output sees is the same either way.
+    public var decompressesAhead = true
+
+    /// What the files mapped ahead (`RecordPipeline.readAhead(paths:stopRequested:)`) may hold in memory together;
+    /// each of them holds at most its share (this / (2 × `jobs`)), the rest goes to a temporary file.
+    public var readAheadMemoryBytes = RecordPipelineSettings.defaultReadAheadMemoryBytes
+
+    /// 256 MiB.
+    public static let defaultReadAheadMemoryBytes = 256 << 20
+
     /// How many bytes one read asks for (256 KiB).
     public static let readBytes = 1 << 18
     /// 512 KiB: measured a little faster than 256 KiB and 1–4 MiB with 2 jobs on 2 cores.
@@ -192,12 +204,21 @@ struct PipelineCore: RecordHandler {
     /// Inputs read in ranges by the workers so far (`RecordPipeline.read(_:fileDescriptor:)`), and the ranges.
     var rangedInputs = 0
     var rangesRead = 0
+    /// Makes a worker's engine (nil: one thread maps everything).
+    let makeEngine: (@Sendable () -> any RecordEngine)?
+    /// Files mapped ahead on threads of their own (`RecordPipeline.readAhead(paths:stopRequested:)`), and the next
+    /// one to write.
+    var readAhead: ReadAhead?
+    var readAheadNext = 0
+    /// Told `bytesIn` after each read, before its text is framed (a read-ahead worker's recording output).
+    var beforeFraming: ((Int) -> Void)?
 
     init(engine: any RecordEngine, settings: RecordPipelineSettings, output: any RecordPipelineOutput,
          makeEngine: (@Sendable () -> any RecordEngine)?) {
         self.engine = engine
         self.settings = settings
         self.output = output
+        self.makeEngine = makeEngine
         self.framing = InputFraming(settings.framing)
         if settings.jobs > 1, let makeEngine {
             do throws(ThreadStartError) {
@@ -250,7 +271,7 @@ struct PipelineCore: RecordHandler {
     }
 
     mutating func read(
-        _ name: String, stopRequested: () -> Bool, afterRead: (_ bytesIn: Int) -> Void,
+        _ name: String, stopRequested: () -> Bool, afterRead: (_ bytesIn: Int) -> Void, decodingAheadFrom fd: Int32? = nil,
         from read: (UnsafeMutableRawBufferPointer) -> Int?
     ) -> InputEnd {
         beginInput(name)
@@ -260,6 +281,21 @@ struct PipelineCore: RecordHandler {
         defer { readBuffer = buffer }
         var decoding = InputDecoding(detect: settings.decompresses)
         defer { decoding.release() }
+        // Once the first read has told a compressed input, the rest is decompressed on a thread of its own.
+        var ahead: DecodingAhead?
+        defer { ahead?.stop() }
+        var firstRead = fd != nil && settings.decompressesAhead
+        func decode(into room: UnsafeMutableRawBufferPointer) -> DecodedRead {
+            if let ahead { return ahead.read(into: room, stopRequested: stopRequested) }
+            let result = decoding.read(into: room, from: read)
+            if firstRead {
+                firstRead = false
+                if decoding.compression != nil, case .bytes = result {
+                    ahead = DecodingAhead.start(&decoding, fd: fd!, roomBytes: room.count)
+                }
+            }
+            return result
+        }
         while !isStopped {
             if stopRequested() {
                 finishBatches()  // the whole records read so far are mapped and handed on
@@ -270,12 +306,12 @@ struct PipelineCore: RecordHandler {
             var result = DecodedRead.end
             if let chunk {
                 _ = chunk.fill { room in
-                    result = decoding.read(into: room, from: read)
+                    result = decode(into: room)
                     if case .bytes(let n) = result { return n }
                     return nil
                 }
             } else {
-                result = buffer.withUnsafeMutableBytes { decoding.read(into: $0, from: read) }
+                result = buffer.withUnsafeMutableBytes { decode(into: $0) }
             }
             let n: Int
             switch result {
@@ -293,6 +329,7 @@ struct PipelineCore: RecordHandler {
                 return isStopped ? .stopped : .corrupt(error)
             }
             bytesIn += n
+            beforeFraming?(bytesIn)
             if let chunk {
                 frame(chunk.bytes)
             } else {
@@ -314,6 +351,8 @@ struct PipelineCore: RecordHandler {
         finishBatches()
         parallel?.shutdown()
         parallel = nil
+        readAhead?.shutdown()
+        readAhead = nil
     }
 
     // MARK: Records in pieces (NDJSON)

@@ -9,10 +9,11 @@ public enum Compression: String, Sendable, CaseIterable, Equatable {
     public static let magicByteCount = 4
 
     /// The compression whose magic bytes `prefix` starts with, or nil (plain text, or too short to tell).
-    /// gzip: 1F 8B; zstd: 28 B5 2F FD.
+    /// gzip: 1F 8B; zstd: 28 B5 2F FD, or a skippable frame's 5? 2A 4D 18 (`pzstd` starts its files with one).
     public static func detect(_ prefix: UnsafeRawBufferPointer) -> Compression? {
         if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .gzip }
         if prefix.count >= 4 && prefix[0] == 0x28 && prefix[1] == 0xB5 && prefix[2] == 0x2F && prefix[3] == 0xFD { return .zstd }
+        if prefix.count >= 4 && prefix[0] & 0xF0 == 0x50 && prefix[1] == 0x2A && prefix[2] == 0x4D && prefix[3] == 0x18 { return .zstd }
         return nil
     }
 
@@ -22,7 +23,8 @@ public enum Compression: String, Sendable, CaseIterable, Equatable {
     /// Whether `bytes` could still grow into a magic number (they are the start of one, or empty): only then is
     /// more input needed to tell. So one line typed at a terminal (`1` and a newline) is mapped at once.
     static func couldBeMagic(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        [[0x1F, 0x8B], [0x28, 0xB5, 0x2F, 0xFD]].contains { (magic: [UInt8]) in
+        let skippable: [UInt8] = [bytes.first.map { $0 & 0xF0 == 0x50 ? $0 : 0x50 } ?? 0x50, 0x2A, 0x4D, 0x18]
+        return [[0x1F, 0x8B], [0x28, 0xB5, 0x2F, 0xFD], skippable].contains { (magic: [UInt8]) in
             bytes.count < magic.count && bytes.elementsEqual(magic.prefix(bytes.count))
         }
     }

@@ -26,7 +26,7 @@ extension RecordPipeline {
             lseek(fd, off_t(ranged.0.base + position), SEEK_SET)
             return end
         }
-        return core.read(name, stopRequested: stopRequested, afterRead: afterRead) { buffer in
+        return core.read(name, stopRequested: stopRequested, afterRead: afterRead, decodingAheadFrom: fd) { buffer in
             while true {
                 let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
                 if n >= 0 { return n }

@@ -1,0 +1,268 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How an input read ahead ended (`RecordPipeline.readAhead(_:name:stopRequested:afterRead:)`).
+public enum ReadAheadEnd: Equatable, Sendable {
+    /// The file could not be opened (errno); nothing of it was read.
+    case cannotOpen(errno: Int32)
+    /// It was opened and read, and ended so.
+    case read(InputEnd)
+}
+
+/// `--jobs N` over many compressed files: whole files mapped ahead, each on one thread with a one-job pipeline of
+/// its own — decompression, framing and mapping of different files at the same time, as N separate processes
+/// would — while the pipeline's thread writes them in input order.
+///
+/// Each file's outcome (mapped lines, rejects with their kept bytes and errors, filtered records, how it ended,
+/// and every record's `bytesIn`) goes into a `RecordLog` as it is produced; the pipeline replays the log into its
+/// output through the same `handle` as a record mapped on its own thread, so the output sees exactly the calls,
+/// reports and stops of one job. The file being written is drained as it is mapped; at most `window` files (2 × N)
+/// are mapped ahead of it, each holding at most its share of `RecordPipelineSettings.readAheadMemoryBytes` in
+/// memory (that / window), the rest in a temporary file.
+final class ReadAhead: @unchecked Sendable {
+    // @unchecked: `started`, `written` and `cancelled` are read and written only with `mutex` held; `paths` and
+    // `logs` are set at init and never change (a log is itself thread-safe).
+
+    let paths: [String]
+    let logs: [RecordLog]
+    let window: Int
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Files handed to a worker so far (in order), and files the pipeline has written (or let go).
+    private var started = 0
+    private var written = 0
+    private var cancelled = false
+    private var workers = WorkerThreads()
+
+    /// Starts `jobs` threads mapping `paths` in order, each with an engine `makeEngine` makes on it and a one-job
+    /// pipeline with `settings`. `stopRequested` is asked by those pipelines as by the pipeline's own reads.
+    init(paths: [String], jobs: Int, settings: RecordPipelineSettings,
+         makeEngine: @escaping @Sendable () -> any RecordEngine, stopRequested: @escaping @Sendable () -> Bool) throws(ThreadStartError) {
+        self.paths = paths
+        window = 2 * jobs
+        let budget = max(1, settings.readAheadMemoryBytes / window)
+        logs = paths.map { _ in RecordLog(memoryBudget: budget) }
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(changed, nil)
+        // One job, decompressing on its own thread: the workers keep the cores busy already.
+        let oneJob = { var s = settings; s.jobs = 1; s.decompressesAhead = false; return s }()
+        let failure = workers.start(min(jobs, paths.count)) { [self] in
+            let recorder = RecordingOutput()
+            func makePipeline() -> RecordPipeline {
+                var pipeline = RecordPipeline(engine: makeEngine(), settings: oneJob, output: recorder)
+                pipeline.core.beforeFraming = { recorder.bytesIn = $0 - recorder.bytesInBase }
+                return pipeline
+            }
+            var pipeline = makePipeline()
+            while let index = self.take() {
+                let log = self.logs[index]
+                recorder.begin(log, bytesInBase: pipeline.bytesIn)
+                let fd = open(self.paths[index], O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    recorder.end(.cannotOpen(errno: errno), bytesIn: 0)
+                    continue
+                }
+                let end = pipeline.read(self.paths[index], fileDescriptor: fd, stopRequested: { self.isCancelled || stopRequested() })
+                close(fd)
+                recorder.end(.read(end), bytesIn: pipeline.bytesIn - recorder.bytesInBase)
+                // Stopped only when the log was cancelled (the file is no longer wanted): a fresh pipeline for the next.
+                if pipeline.isStopped { pipeline = makePipeline() }
+            }
+        }
+        if let failure, workers.count == 0 { throw ThreadStartError(code: failure) }
+    }
+
+    deinit {
+        shutdown()
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(mutex)
+        changed.deallocate()
+        mutex.deallocate()
+    }
+
+    private var isCancelled: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return cancelled
+    }
+
+    /// A worker's next file: waits while `window` files are ahead of the one being written; nil when every file
+    /// was started, or the run is over.
+    private func take() -> Int? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !cancelled && started < paths.count && started >= written + window { pthread_cond_wait(changed, mutex) }
+        guard !cancelled && started < paths.count else { return nil }
+        started += 1
+        return started - 1
+    }
+
+    /// The pipeline is done with file `index` (written, or never to be): a worker may start another.
+    func release(_ index: Int) {
+        logs[index].cancel()
+        pthread_mutex_lock(mutex)
+        written = max(written, index + 1)
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Stops the workers (each after the record it is mapping) and waits for them; logs are let go.
+    func shutdown() {
+        pthread_mutex_lock(mutex)
+        cancelled = true
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(mutex)
+        for log in logs { log.cancel() }
+        workers.join()
+    }
+}
+
+/// A worker's output: every call is encoded into the current file's log.
+private final class RecordingOutput: RecordPipelineOutput {
+    var mappedRecords = JSONWriter()
+    private var log: RecordLog?
+    private var encoder = RecordLogEncoder()
+    /// The file's text read so far (set by the pipeline before it frames each read), and the pipeline's count
+    /// when the file began.
+    var bytesIn = 0
+    private(set) var bytesInBase = 0
+    private var goesOn = true
+
+    func begin(_ log: RecordLog, bytesInBase: Int) {
+        self.log = log
+        self.bytesInBase = bytesInBase
+        bytesIn = 0
+        goesOn = true
+        mappedRecords.removeAll()
+    }
+
+    func end(_ end: ReadAheadEnd, bytesIn: Int) {
+        encoder.ended(end, bytesIn: bytesIn)
+        _ = flush()
+        log?.finish()
+        log = nil
+    }
+
+    private func flush() -> Bool {
+        let block = encoder.take()
+        if !block.isEmpty && goesOn { goesOn = log?.append(block) ?? false }
+        return goesOn
+    }
+
+    private func handedOn() -> Bool {
+        mappedRecords.removeAll()
+        return encoder.isFull ? flush() : goesOn
+    }
+
+    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        mappedRecords.bytes.withUnsafeBytes { line in
+            encoder.mapped(location, bytesIn: bytesIn, payload: UnsafeRawBufferPointer(rebasing: line.dropLast()), warnings: warnings)
+        }
+        return handedOn()
+    }
+
+    func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+                  totalBytes: Int) -> Bool {
+        encoder.rejected(location, bytesIn: bytesIn, failure: failure, kept: record, totalBytes: totalBytes)
+        return handedOn()
+    }
+
+    func filtered(input: String, location: RecordLocation) -> Bool {
+        encoder.filtered(location, bytesIn: bytesIn)
+        return handedOn()
+    }
+}
+
+extension RecordPipeline {
+    /// With `jobs` > 1 (and `makeEngine` given): maps the files at `paths` ahead, whole, on threads of their own —
+    /// `jobs` files at a time, decompression, framing and mapping included — for the pipeline to write in order
+    /// with ``readAhead(_:name:stopRequested:afterRead:)``. Meant for many compressed files, which one reading
+    /// thread would otherwise decompress one after another. The inputs read through this pipeline in between are
+    /// read as usual. `stopRequested` is asked by those threads between reads (it must be safe to call from any
+    /// thread). Returns false (and reads nothing ahead) with one job, without `makeEngine`, or when no thread can
+    /// start.
+    ///
+    /// Memory: at most 2 × `jobs` files are mapped ahead of the one being written, each holding up to
+    /// `settings.readAheadMemoryBytes` / (2 × `jobs`) of its output in memory (256 MiB in all by default) and the rest
+    /// in a temporary file in `$TMPDIR` (unlinked at once); the file being written is drained as it is mapped.
+    @discardableResult
+    public mutating func readAhead(paths: [String], stopRequested: @escaping @Sendable () -> Bool) -> Bool {
+        guard core.settings.jobs > 1, let makeEngine = core.makeEngine, !paths.isEmpty else { return false }
+        core.readAhead?.shutdown()
+        core.readAhead = try? ReadAhead(paths: paths, jobs: core.settings.jobs, settings: core.settings,
+                                        makeEngine: makeEngine, stopRequested: stopRequested)
+        core.readAheadNext = 0
+        return core.readAhead != nil
+    }
+
+    /// Writes file `index` of the last ``readAhead(paths:stopRequested:)`` as the next input, named `name`: every
+    /// record of it, in order, exactly as ``read(_:fileDescriptor:stopRequested:afterRead:)`` would have handed them
+    /// on (the inputs before it are written first). Files are taken in order; a file skipped is let go.
+    /// `stopRequested` is asked between blocks of its output (true: `interrupted`, whole records only); `afterRead`
+    /// as the records' `bytesIn` grows.
+    public mutating func readAhead(_ index: Int, name: String, stopRequested: () -> Bool = { false },
+                                   afterRead: (_ bytesIn: Int) -> Void = { _ in }) -> ReadAheadEnd {
+        core.replay(index, name: name, stopRequested: stopRequested, afterRead: afterRead)
+    }
+}
+
+extension PipelineCore {
+    /// Writes read-ahead file `index` into the output (see `RecordPipeline.readAhead(_:name:stopRequested:afterRead:)`).
+    mutating func replay(_ index: Int, name: String, stopRequested: () -> Bool, afterRead: (_ bytesIn: Int) -> Void) -> ReadAheadEnd {
+        let readAhead = readAhead!
+        while readAheadNext < index {
+            readAhead.release(readAheadNext)
+            readAheadNext += 1
+        }
+        defer {
+            readAhead.release(index)
+            readAheadNext = index + 1
+        }
+        finishBatches()  // the inputs before it are written first
+        guard !isStopped else { return .read(.stopped) }
+        beginInput(name)
+        let base = bytesIn
+        let log = readAhead.logs[index]
+        while true {
+            if stopRequested() { return .read(.interrupted) }
+            let block: [UInt8]
+            switch log.next() {
+            case .block(let b): block = b
+            case .end: return .read(.stopped)  // cancelled: the run is over
+            case .failed(let code): return .read(.failed(errno: code))
+            }
+            var end: ReadAheadEnd?
+            let before = bytesIn
+            block.withUnsafeBytes { raw in
+                var decoder = RecordLogDecoder(raw)
+                while !isStopped, let event = decoder.next() {
+                    switch event {
+                    case .mapped(let location, let n, let payload, let warnings):
+                        bytesIn = base + n
+                        let mark = output.mappedRecords.bytes.count
+                        output.mappedRecords.writeRaw(payload)
+                        handle(.mapped(warnings: warnings), mark: mark, record: UnsafeRawBufferPointer(start: nil, count: 0), input: name,
+                               location: location, totalBytes: 0)
+                    case .rejected(let location, let n, let failure, let kept, let total):
+                        bytesIn = base + n
+                        handle(.rejected(failure), mark: output.mappedRecords.bytes.count, record: kept, input: name,
+                               location: location, totalBytes: total)
+                    case .filtered(let location, let n):
+                        bytesIn = base + n
+                        handle(.filtered, mark: output.mappedRecords.bytes.count, record: UnsafeRawBufferPointer(start: nil, count: 0),
+                               input: name, location: location, totalBytes: 0)
+                    case .ended(let e, let n):
+                        bytesIn = base + n
+                        end = e
+                    }
+                }
+            }
+            if isStopped { return .read(.stopped) }
+            if bytesIn != before { afterRead(bytesIn) }
+            if let end { return end }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import StreamMap
+import StreamMapTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--jobs N` over many compressed files: the files are mapped ahead, whole, N at a time (`RecordPipeline.readAhead`),
+/// and written in their turn. Whatever the mix of plain, gzip and zstd files (several members and frames, empty,
+/// corrupt, cut short, missing), the run must be indistinguishable from one job: standard output, the rejects file,
+/// standard error (messages, their order, `--stats`) and the exit status, byte for byte.
+@Suite("streammap --jobs over compressed files")
+struct ReadAheadCLITests {
+    typealias P = ParallelJobsTests
+
+    static func compressed(_ text: [UInt8], _ compression: Compression, pieces: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        let step = max(1, text.count / max(1, pieces))
+        var start = 0
+        repeat {  // one member or frame per piece (at least one, also for empty text)
+            let end = pieces <= 1 ? text.count : min(text.count, start + step)
+            let c = OutputCompressor(compression, level: 1)
+            text[start..<end].withUnsafeBytes { c.compress($0) { out.append(contentsOf: $0); return true } }
+            c.finish { out.append(contentsOf: $0); return true }
+            start = end
+        } while start < text.count
+        return out
+    }
+
+    /// A random mix of inputs in `dir`, named after what they are.
+    static func inputs(seed: UInt64, count: Int, in dir: URL) throws -> [String] {
+        var rng = P.Random(state: seed)
+        var paths: [String] = []
+        for i in 0..<count {
+            let lines = rng.below(4) == 0 ? rng.below(3) : 50 + rng.below(600)
+            let text = Array(P.mixedInput(seed: seed &* 31 &+ UInt64(i), lines: lines, bom: rng.below(5) == 0,
+                                          finalNewline: rng.below(4) != 0, longEvery: 60).utf8)
+            let kind = rng.below(20)
+            var bytes: [UInt8]
+            var name: String
+            switch kind {
+            case 0..<3: (bytes, name) = (text, "plain")
+            case 3..<9: (bytes, name) = (compressed(text, .gzip, pieces: 1 + rng.below(3)), "gz")
+            case 9..<14: (bytes, name) = (compressed(text, .zstd, pieces: 1 + rng.below(3)), "zst")
+            case 14..<16:  // cut short somewhere
+                bytes = compressed(text, rng.below(2) == 0 ? .gzip : .zstd, pieces: 2)
+                bytes = Array(bytes.prefix(max(4, rng.below(bytes.count))))
+                name = "cut"
+            case 16..<18:  // one byte changed somewhere after the magic bytes
+                bytes = compressed(text, rng.below(2) == 0 ? .gzip : .zstd, pieces: 1)
+                if bytes.count > 12 { bytes[4 + rng.below(bytes.count - 4)] ^= 0x5A }
+                name = "bad"
+            case 18: (bytes, name) = ([], "empty")
+            default: (bytes, name) = ([], "missing")
+            }
+            let path = dir.appendingPathComponent("\(i)-\(name)").path
+            if name != "missing" { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+            paths.append(path)
+        }
+        return paths
+    }
+
+    @Test(arguments: [11, 12, 13, 14] as [UInt64])
+    func randomMixesMapAsWithOneJob(_ seed: UInt64) throws {
+        let dir = try CLI.temporaryDirectory()
+        let spec = try P.file(P.spec, "spec.json", in: dir)
+        let files = try Self.inputs(seed: seed, count: 6 + Int(seed % 5), in: dir)
+        var flags = ["--spec", spec, "--warnings", "--stats"]
+        switch seed % 4 {
+        case 0: flags += ["--rejects", "REJECTS", "--rejects-record-bytes", "30"]
+        case 1: flags += ["--max-rejects", "40"]
+        case 2: flags += ["-q"]
+        default: flags += ["--rejects", "REJECTS"]
+        }
+        let one = try P.expectSameAsOneJob(flags + files, jobs: [2, 3, 8], batchBytes: [1 << 19, 4096])
+        #expect(one.stdout.utf8.count > 1000)
+    }
+
+    /// Gzip and zstd files only, the run stopped at the first rejected record, in a later file.
+    @Test func onErrorFailStopsAtTheSameRecord() throws {
+        let dir = try CLI.temporaryDirectory()
+        var files: [String] = []
+        for i in 0..<7 {
+            var text = (0..<300).map { #"{"id":\#($0),"f":\#(i)}"# }.joined(separator: "\n") + "\n"
+            if i == 4 { text += #"{"id":"x"}"# + "\n" + text }
+            let path = dir.appendingPathComponent("f\(i)").path
+            try Data(Self.compressed(Array(text.utf8), i % 2 == 0 ? .gzip : .zstd, pieces: 1)).write(to: URL(fileURLWithPath: path))
+            files.append(path)
+        }
+        let one = try P.expectSameAsOneJob(["--type", "id=integer", "--on-error", "fail", "--stats"] + files, jobs: [2, 4],
+                                           batchBytes: [1 << 19])
+        #expect(one.status == 4)
+        #expect(one.stdout.split(separator: "\n").count == 4 * 300 + 300)
+        #expect(one.stderr.contains("f4:301: stopped at the first rejected record"))
+    }
+
+    /// Files whose output is larger than what a file may keep in memory spill into a temporary file, and are read
+    /// back in order; the first file is the largest (the slowest), so the others wait, spilled, for their turn.
+    @Test func spilledOutputIsWrittenInOrder() throws {
+        let dir = try CLI.temporaryDirectory()
+        var files: [String] = []
+        for i in 0..<6 {
+            let n = i == 0 ? 60_000 : 15_000
+            let text = (0..<n).map { #"{"id":\#($0),"file":\#(i),"pad":"\#(String(repeating: "p", count: 40))"}"# }.joined(separator: "\n") + "\n"
+            let path = dir.appendingPathComponent("f\(i).gz").path
+            try Data(Self.compressed(Array(text.utf8), .gzip, pieces: 1)).write(to: URL(fileURLWithPath: path))
+            files.append(path)
+        }
+        // --jobs 2: a window of 4 files, 64 MiB each; the hidden --read-ahead-memory makes that 100 KiB.
+        let one = try P.expectSameAsOneJob(["--field", "id", "--field", "file", "--stats"] + files, jobs: [2],
+                                           batchBytes: [1 << 19])
+        let small = try P.observe(["--field", "id", "--field", "file", "--stats", "--read-ahead-memory", "100000"] + files,
+                                  extra: ["--jobs", "3"])
+        #expect(P.difference(one, small) == nil)
+        #expect(one.stdout.split(separator: "\n").count == 60_000 + 5 * 15_000)
+    }
+
+    /// `pzstd` starts its files (and each frame) with a skippable frame: such a file is zstd, not text.
+    @Test func aFileStartingWithASkippableFrameIsZstd() throws {
+        let dir = try CLI.temporaryDirectory()
+        let text = Array(((0..<500).map { #"{"id":\#($0)}"# }.joined(separator: "\n") + "\n").utf8)
+        let skippable: [UInt8] = [0x5E, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 9, 9, 9, 9]
+        let path = dir.appendingPathComponent("p.zst").path
+        try Data(skippable + Self.compressed(Array(text[..<3000]), .zstd, pieces: 1) + skippable
+                 + Self.compressed(Array(text[3000...]), .zstd, pieces: 1)).write(to: URL(fileURLWithPath: path))
+        let r = try CLI.run(["--type", "id=integer", path, path, "--jobs", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == String(decoding: text + text, as: UTF8.self))
+    }
+
+    /// SIGINT in a run over many compressed files: the whole records written are counted, nothing after them, and
+    /// the run ends promptly (it does not map the rest of the files first).
+    @Test func aSignalStopsAtWholeRecords() throws {
+        let dir = try CLI.temporaryDirectory()
+        var files: [String] = []
+        for i in 0..<24 {
+            let text = (0..<40_000).map { #"{"id":\#($0),"file":\#(i),"name":"user \#($0) of file \#(i)"}"# }.joined(separator: "\n") + "\n"
+            let path = dir.appendingPathComponent("f\(i).zst").path
+            try Data(Self.compressed(Array(text.utf8), .zstd, pieces: 1)).write(to: URL(fileURLWithPath: path))
+            files.append(path)
+        }
+        let run = try LiveCLI(["--field", "id", "--field", "file", "--jobs", "2", "--progress", "--progress-interval", "0", "--stats",
+                               "-o", dir.appendingPathComponent("out.ndjson").path] + files)
+        run.waitForStandardError(containing: " MB")
+        let signalled = Date()
+        run.signal(SIGINT)
+        let r = run.finish()
+        let seconds = Date().timeIntervalSince(signalled)
+        #expect(r.status == 128 + SIGINT)
+        #expect(seconds < 10, "the run took \(seconds) s to stop")
+        let out = CLI.read(dir.appendingPathComponent("out.ndjson").path)
+        let written = out.split(separator: "\n").count
+        #expect(out.isEmpty || out.hasSuffix("\n"))
+        #expect(written < 24 * 40_000)
+        #expect(r.stderrLines.contains { $0.hasSuffix("interrupted: \(written) records read, \(written) written, 0 rejected") },
+                "\(r.stderrLines)")
+    }
+}

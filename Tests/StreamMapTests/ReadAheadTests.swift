@@ -1,0 +1,303 @@
+import Foundation
+import Testing
+import StreamMapTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import StreamMap
+
+/// Files mapped ahead (`RecordPipeline.readAhead`): the log each file's outcome goes through, and the pipeline's
+/// replay of it — the output must see what one job reading the files in turn sees, in bounded memory.
+@Suite("Read-ahead of compressed files")
+struct ReadAheadTests {
+    typealias Transcript = RecordPipelineTests.Transcript
+
+    static func gzip(_ text: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        let c = OutputCompressor(.gzip, level: 1)
+        text.withUnsafeBytes { c.compress($0) { out.append(contentsOf: $0); return true } }
+        c.finish { out.append(contentsOf: $0); return true }
+        return out
+    }
+
+    // MARK: The log
+
+    @Test func everyEventComesBackAsItWasWritten() {
+        var e = RecordLogEncoder()
+        let payload: [UInt8] = Array(#"{"a":"é"}"#.utf8)
+        let warning = MapError(.value, "bad \"x\"", isFatal: false, sourcePath: [.key("a/b~"), .index(300)], destinationPath: [.key("")])
+        let fatal = MapError(.type, "expected integer", sourcePath: [.index(0)], destinationPath: .root)
+        payload.withUnsafeBytes { e.mapped(RecordLocation(line: 7, byteOffset: 1 << 40), bytesIn: 300, payload: $0, warnings: [warning]) }
+        payload.withUnsafeBytes { e.mapped(RecordLocation(line: 8, byteOffset: 9), bytesIn: 300, payload: $0, warnings: []) }
+        "kept".utf8CString.withUnsafeBytes { kept in
+            e.rejected(RecordLocation(line: 9, byteOffset: 20), bytesIn: 301, failure: .mapping([fatal, warning]),
+                       kept: UnsafeRawBufferPointer(rebasing: kept.dropLast()), totalBytes: 1000)
+            e.rejected(RecordLocation(line: 10, byteOffset: 21), bytesIn: 301,
+                       failure: .syntax(JSONSyntaxError(byteOffset: 3, message: "lexical error")), kept: UnsafeRawBufferPointer(start: nil, count: 0),
+                       totalBytes: 5)
+            e.rejected(RecordLocation(line: 11, byteOffset: 22), bytesIn: 302, failure: .noOutput(warnings: [warning]),
+                       kept: UnsafeRawBufferPointer(start: nil, count: 0), totalBytes: 2)
+        }
+        e.filtered(RecordLocation(line: 12, byteOffset: 23), bytesIn: 303)
+        let corrupt = CompressedInputError(compression: .zstd, compressedOffset: 77, reason: "truncated", isTruncated: true)
+        e.ended(.read(.corrupt(corrupt)), bytesIn: 400)
+        e.ended(.cannotOpen(errno: ENOENT), bytesIn: 0)
+        e.ended(.read(.failed(errno: EIO)), bytesIn: 1)
+        let block = e.take()
+        var seen: [String] = []
+        block.withUnsafeBytes { raw in
+            var d = RecordLogDecoder(raw)
+            while let event = d.next() {
+                switch event {
+                case .mapped(let l, let n, let p, let w): seen.append("m \(l) \(n) \(String(decoding: p, as: UTF8.self)) \(w)")
+                case .rejected(let l, let n, let f, let k, let t): seen.append("r \(l) \(n) \(f) [\(String(decoding: k, as: UTF8.self))] \(t)")
+                case .filtered(let l, let n): seen.append("f \(l) \(n)")
+                case .ended(let end, let n): seen.append("e \(end) \(n)")
+                }
+            }
+        }
+        #expect(seen == [
+            "m \(RecordLocation(line: 7, byteOffset: 1 << 40)) 300 {\"a\":\"é\"} \([warning])",
+            "m \(RecordLocation(line: 8, byteOffset: 9)) 300 {\"a\":\"é\"} []",
+            "r \(RecordLocation(line: 9, byteOffset: 20)) 301 \(RecordFailure.mapping([fatal, warning])) [kept] 1000",
+            "r \(RecordLocation(line: 10, byteOffset: 21)) 301 \(RecordFailure.syntax(JSONSyntaxError(byteOffset: 3, message: "lexical error"))) [] 5",
+            "r \(RecordLocation(line: 11, byteOffset: 22)) 302 \(RecordFailure.noOutput(warnings: [warning])) [] 2",
+            "f \(RecordLocation(line: 12, byteOffset: 23)) 303",
+            "e \(ReadAheadEnd.read(.corrupt(corrupt))) 400",
+            "e \(ReadAheadEnd.cannotOpen(errno: ENOENT)) 0",
+            "e \(ReadAheadEnd.read(.failed(errno: EIO))) 1",
+        ])
+    }
+
+    /// Written before anyone reads it, a log keeps its budget in memory and spills the rest; it reads back in order.
+    @Test func aLogSpillsPastItsBudgetAndReadsBackInOrder() {
+        let log = RecordLog(memoryBudget: 1000)
+        let blocks = (0..<50).map { i in [UInt8](repeating: UInt8(i), count: 100 + i * 7) }
+        for b in blocks { #expect(log.append(b)) }
+        log.finish()
+        #expect(log.peakMemoryBytes <= 1000)
+        #expect(log.spilledBytes == blocks.reduce(0) { $0 + $1.count } - log.peakMemoryBytes)
+        var read: [[UInt8]] = []
+        while case .block(let b) = log.next() { read.append(b) }
+        #expect(read == blocks)
+    }
+
+    /// While it is being read, a log over its budget makes the writer wait for the reader instead of spilling; a
+    /// block larger than the budget still goes through; a cancelled log refuses the writer.
+    @Test func aLogBeingReadHoldsTheWriterBack() {
+        let log = RecordLog(memoryBudget: 1000)
+        #expect(log.append([1]))
+        guard case .block([1]) = log.next() else { Issue.record("first block"); return }  // the reader is on it now
+        let writer = Thread {
+            for i in 0..<200 { _ = log.append([UInt8](repeating: UInt8(i % 256), count: i == 100 ? 5000 : 300)) }
+            log.finish()
+        }
+        writer.start()
+        var count = 0
+        while case .block(let b) = log.next() {
+            #expect(b.count == (count == 100 ? 5000 : 300) && b.first == UInt8(count % 256))
+            count += 1
+        }
+        #expect(count == 200)
+        #expect(log.spilledBytes == 0)
+        #expect(log.peakMemoryBytes <= 5000)
+        let cancelled = RecordLog(memoryBudget: 10)
+        cancelled.cancel()
+        #expect(!cancelled.append([1]))
+        guard case .end = cancelled.next() else { Issue.record("a cancelled log ends"); return }
+    }
+
+    // MARK: The pipeline
+
+    /// Twelve gzip files, the first the largest (the others wait for it, spilled), a missing one and one cut short:
+    /// the output sees what one job sees, every file's memory stays within its share, and the files spill.
+    @Test func manyFilesMapAsOneJobInBoundedMemory() throws {
+        var paths: [String] = []
+        for i in 0..<12 {
+            var text = i == 0 ? RecordPipelineTests.input(3000) : []
+            text += Array((0..<(i == 0 ? 30_000 : 15_000)).map { #"{"id":\#($0),"file":\#(i),"pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}"# + "\n" }.joined().utf8)
+            var bytes = Self.gzip(text)
+            if i == 7 { bytes = Array(bytes.prefix(bytes.count * 2 / 3)) }
+            paths.append(try TestScratch.file(bytes, suffix: ".gz"))
+        }
+        paths.insert(try TestScratch.directory().appendingPathComponent("missing-\(UUID()).gz").path, at: 3)
+
+        func run(jobs: Int) -> ([String], [String], Int, [RecordLog]) {
+            let out = Transcript()
+            var settings = RecordPipelineSettings(jobs: jobs, keptRecordBytes: 40)
+            settings.readAheadMemoryBytes = 4 * 300_000  // a window of 4 files: 300 KB each
+            let mapper = RecordPipelineTests.mapper
+            var pipeline = RecordPipeline(engine: StreamEngine(mapper: mapper), settings: settings, output: out,
+                                          makeEngine: { StreamEngine(mapper: mapper) })
+            var ends: [String] = []
+            var logs: [RecordLog] = []
+            if jobs > 1 {
+                let started = pipeline.readAhead(paths: paths, stopRequested: { false })
+                #expect(started)
+                logs = pipeline.core.readAhead!.logs
+                for (i, path) in paths.enumerated() { ends.append("\(pipeline.readAhead(i, name: path))") }
+            } else {
+                for path in paths {
+                    let fd = open(path, O_RDONLY)
+                    guard fd >= 0 else {
+                        ends.append("\(ReadAheadEnd.cannotOpen(errno: errno))")
+                        continue
+                    }
+                    ends.append("\(ReadAheadEnd.read(pipeline.read(path, fileDescriptor: fd)))")
+                    close(fd)
+                }
+            }
+            pipeline.finish()
+            return (out.lines, ends, pipeline.bytesIn, logs)
+        }
+        let one = run(jobs: 1)
+        let two = run(jobs: 2)
+        #expect(one.0.count > 20_000)
+        #expect(one.0 == two.0)
+        #expect(one.1 == two.1)
+        #expect(one.2 == two.2)
+        #expect(one.1[3].contains("cannotOpen") && one.1[8].contains("truncated"))
+        // The first file holds a 3 MB record (one block, taken alone); every other file keeps to its 300 KB.
+        #expect(two.3.dropFirst().allSatisfy { $0.peakMemoryBytes <= 300_000 })
+        #expect(two.3.filter { $0.spilledBytes > 0 }.count >= 5)
+    }
+
+    /// The output stops the run in a file read ahead: nothing after that record reaches it, `bytesIn` is one job's,
+    /// and the threads mapping ahead stop.
+    @Test func aStopInAFileReadAheadIsOneJobsStop() throws {
+        let paths = try (0..<6).map { i in try TestScratch.file(Self.gzip(RecordPipelineTests.input(300 + i)), suffix: ".gz") }
+        func run(jobs: Int) -> ([String], Int) {
+            let out = Transcript()
+            out.stopAfter = 1000
+            let mapper = RecordPipelineTests.mapper
+            var pipeline = RecordPipeline(engine: StreamEngine(mapper: mapper), settings: RecordPipelineSettings(jobs: jobs, keptRecordBytes: 10),
+                                          output: out, makeEngine: { StreamEngine(mapper: mapper) })
+            if jobs > 1 {
+                let started = pipeline.readAhead(paths: paths, stopRequested: { false })
+                #expect(started)
+            }
+            for (i, path) in paths.enumerated() where !pipeline.isStopped {
+                if jobs > 1 {
+                    _ = pipeline.readAhead(i, name: path)
+                } else {
+                    let fd = open(path, O_RDONLY)
+                    _ = pipeline.read(path, fileDescriptor: fd)
+                    close(fd)
+                }
+            }
+            pipeline.finish()
+            return (out.lines, pipeline.bytesIn)
+        }
+        let one = run(jobs: 1)
+        #expect(one.0.count == 1000)
+        let three = run(jobs: 3)
+        #expect(three.0 == one.0)
+        #expect(three.1 == one.1)
+    }
+}
+
+/// Decompression on a thread of its own (`RecordPipelineSettings.decompressesAhead`): the pipeline must see exactly
+/// what decompressing on its own thread gives — the same records, faults, offsets and `bytesIn` — from files and
+/// from pipes, and a file that starts with a skippable frame (as `pzstd` writes) is zstd.
+@Suite("Decompression ahead")
+struct DecodingAheadTests {
+    typealias Transcript = RecordPipelineTests.Transcript
+
+    static func compressed(_ text: [UInt8], _ c: Compression, members: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        let step = max(1, text.count / members)
+        var start = 0
+        repeat {
+            let end = min(text.count, start + step)
+            let z = OutputCompressor(c, level: 1)
+            text[start..<end].withUnsafeBytes { z.compress($0) { out.append(contentsOf: $0); return true } }
+            z.finish { out.append(contentsOf: $0); return true }
+            start = end
+        } while start < text.count
+        return out
+    }
+
+    /// A skippable frame (magic 0x184D2A50 + n) holding four bytes, as pzstd puts before each frame.
+    static func skippable(_ n: UInt8) -> [UInt8] { [0x50 + n, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 1, 2, 3, 4] }
+
+    static var inputs: [(String, [UInt8])] {
+        let text = RecordPipelineTests.input(4000)
+        let gz = compressed(text, .gzip, members: 3)
+        let zst = compressed(text, .zstd, members: 4)
+        var badGz = gz
+        badGz[gz.count / 3] ^= 0xFF
+        var badZst = zst
+        badZst[zst.count / 2] ^= 0xFF
+        return [
+            ("gzip, three members", gz),
+            ("zstd, four frames", zst),
+            ("pzstd-like, a skippable frame first", skippable(0) + zst + skippable(15)),
+            ("gzip cut short", Array(gz.prefix(gz.count - 100))),
+            ("zstd cut short", Array(zst.prefix(zst.count / 3))),
+            ("gzip, a byte changed", badGz),
+            ("zstd, a byte changed", badZst),
+            ("gzip of nothing", compressed([], .gzip, members: 1)),
+        ]
+    }
+
+    static func run(_ bytes: [UInt8], jobs: Int, ahead: Bool, pipe: Bool) throws -> [String] {
+        let out = Transcript()
+        var settings = RecordPipelineSettings(jobs: jobs, keptRecordBytes: 20)
+        settings.decompressesAhead = ahead
+        let mapper = RecordPipelineTests.mapper
+        var pipeline = RecordPipeline(engine: StreamEngine(mapper: mapper), settings: settings, output: out,
+                                      makeEngine: { StreamEngine(mapper: mapper) })
+        var fd: Int32
+        var writer: Thread?
+        if pipe {
+            var fds: [Int32] = [0, 0]
+            #expect(Glibc.pipe(&fds) == 0)
+            fd = fds[0]
+            let w = fds[1]
+            writer = Thread {
+                var at = 0
+                while at < bytes.count {  // small writes: the reads come in pieces
+                    let n = bytes[at..<min(bytes.count, at + 5000)].withUnsafeBytes { write(w, $0.baseAddress, $0.count) }
+                    if n <= 0 { break }
+                    at += n
+                }
+                close(w)
+            }
+            writer!.start()
+        } else {
+            fd = open(try TestScratch.file(bytes, suffix: ".bin"), O_RDONLY)
+        }
+        let end = pipeline.read("in", fileDescriptor: fd)
+        pipeline.finish()
+        if pipe { while true { var b = [UInt8](repeating: 0, count: 65536); if read(fd, &b, b.count) <= 0 { break } } }
+        close(fd)
+        return out.lines + ["\(end)", "bytesIn \(pipeline.bytesIn)"]
+    }
+
+    @Test func theSameAsDecompressingOnTheReadingThread() throws {
+        for (name, bytes) in Self.inputs {
+            let reference = try Self.run(bytes, jobs: 1, ahead: false, pipe: false)
+            let faulty = name.contains("changed") || name.contains("cut")
+            #expect(reference.count > 3000 || faulty || name.contains("nothing"), "\(name)")
+            // Where a fault is found in the compressed bytes depends on how they were read, so a faulty input is
+            // compared through files only (a pipe's reads are as the writer's timing makes them).
+            let runs = [(1, true, false), (2, true, false)] + (faulty ? [] : [(1, true, true), (3, true, true), (2, false, true)])
+            for (jobs, ahead, pipe) in runs {
+                let other = try Self.run(bytes, jobs: jobs, ahead: ahead, pipe: pipe)
+                #expect(other == reference, "\(name): --jobs \(jobs), ahead \(ahead), pipe \(pipe)")
+            }
+            if name.contains("changed") || name.contains("cut") { #expect(reference[reference.count - 2].contains("corrupt"), "\(name)") }
+            if name.contains("skippable") { #expect(reference[reference.count - 2] == "\(InputEnd.ended)") }
+        }
+    }
+
+    @Test func aSkippableFrameFirstIsZstd() {
+        let head = Self.skippable(3)
+        #expect(head.withUnsafeBytes { Compression.detect($0) } == .zstd)
+        #expect(Array(head.prefix(3)).withUnsafeBytes { Compression.couldBeMagic($0) })
+        #expect(Array("[1]".utf8).withUnsafeBytes { Compression.detect($0) } == nil)
+        #expect(!Array("[1".utf8).withUnsafeBytes { Compression.couldBeMagic($0) })
+        #expect(Array("[".utf8).withUnsafeBytes { Compression.couldBeMagic($0) })  // a '[' alone waits for one more byte
+    }
+}
