@@ -34,9 +34,22 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // xz (Debian: liblzma-dev, pkg-config: liblzma) and bzip2 (libbz2-dev; Debian ships no pkg-config file for it):
+        // compressed input and output, like gzip and zstd.
+        .systemLibrary(
+            name: "CLzma",
+            path: "CLzma",
+            pkgConfig: "liblzma",
+            providers: [.apt(["liblzma-dev"]), .brew(["xz"])]
+        ),
+        .systemLibrary(name: "CBzip2", path: "CBzip2", providers: [.apt(["libbz2-dev"]), .brew(["bzip2"])]),
+        // ISA-L's inflate (Debian: libisal-dev): its header only, for the struct and the constants; no pkgConfig, so
+        // nothing links it — libisal.so.2 is loaded at run time where it is installed (IsalInflate.swift), zlib
+        // inflates elsewhere.
+        .systemLibrary(name: "CIsal", path: "CIsal", providers: [.apt(["libisal-dev"])]),
         // The strict scanner's SIMD kernel (AVX2 on x86-64; elsewhere the scanner's Swift code does all the work).
         .target(name: "CJSONScan"),
-        .target(name: "StreamMap", dependencies: ["CYajl", "CZlib", "CZstd", "CJSONScan"]),
+        .target(name: "StreamMap", dependencies: ["CYajl", "CZlib", "CZstd", "CLzma", "CBzip2", "CIsal", "CJSONScan"]),
         .executableTarget(
             name: "streammap",
             dependencies: ["StreamMap", .product(name: "ArgumentParser", package: "swift-argument-parser")]

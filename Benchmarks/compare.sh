@@ -31,7 +31,7 @@ apt_install() {
 # System tools: jq (a peer), GNU time (peak RSS), yajl (the C baselines and streammap itself).
 command -v jq >/dev/null || apt_install jq
 [ -x /usr/bin/time ] || apt_install time
-pkg-config --exists yajl zlib libzstd 2>/dev/null || apt_install libyajl-dev zlib1g-dev libzstd-dev pkg-config
+{ pkg-config --exists yajl zlib libzstd && [ -f /usr/include/isa-l/igzip_lib.h ]; } 2>/dev/null || apt_install libyajl-dev zlib1g-dev libzstd-dev libisal-dev pkg-config
 command -v python3 >/dev/null || { say "python3 is required"; exit 1; }
 
 # streammap, release build.

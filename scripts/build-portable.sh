@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the portable streammap: the release build with the Swift runtime, yajl, zlib and zstd linked in, so that
+# Builds the portable streammap: the release build with the Swift runtime, yajl, zlib, zstd, xz and bzip2 linked in
+# (ISA-L's inflate is loaded at run time where the machine has it, zlib's used elsewhere), so that
 # the binary runs on a machine with nothing installed — `ldd` lists only libc, libm, libstdc++ and libgcc_s (and the
 # loader). It is the binary the Spark integration ships to executors (Integrations/spark), and the one to copy to
 # other machines.
@@ -42,12 +43,19 @@ PC
 static_lib yajl yajl libyajl_s.a libyajl.a
 static_lib zlib z libz.a
 static_lib libzstd zstd libzstd.a
+static_lib liblzma lzma liblzma.a
+# bzip2 has no pkg-config file (CBzip2 links "bz2" by its module map): its archive in the same directory is found
+# there first, as the directory is on the search path through the files above.
+for dir in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib /usr/local/lib; do
+    if [ -f "$dir/libbz2.a" ]; then ln -sf "$dir/libbz2.a" "$LIBDIR/libbz2.a"; break; fi
+done
+[ -f "$LIBDIR/libbz2.a" ] || { echo "build-portable: the static library of bzip2 (libbz2.a) is missing (scripts/bootstrap.sh installs it)" >&2; exit 2; }
 
 PKG_CONFIG_PATH="$LIBDIR" swift build -c release --static-swift-stdlib --product streammap --scratch-path "$SCRATCH" >&2
 BIN="$PWD/$SCRATCH/release/streammap"
 
 # The point of the exercise: refuse a binary that still needs yajl, zlib, zstd or a Swift library.
-if ldd "$BIN" | grep -E 'libyajl|libz\.|libzstd|libswift|libFoundation|libdispatch|libBlocksRuntime' >&2; then
+if ldd "$BIN" | grep -E 'libyajl|libz\.|libzstd|liblzma|libbz2|libisal|libswift|libFoundation|libdispatch|libBlocksRuntime' >&2; then
     echo "build-portable: $BIN still links the libraries above dynamically" >&2
     exit 1
 fi

@@ -48,7 +48,7 @@ struct MapCommand: ParsableCommand {
                                valueName: "format"))
     var to: OutputFormat = .ndjson
 
-    @Option(help: ArgumentHelp("Compress the output: gzip, zstd or none (default: gzip for -o FILE.gz, zstd for -o FILE.zst, else none). Compressed inputs (gzip, zstd) are told by their first bytes and need no flag.",
+    @Option(help: ArgumentHelp("Compress the output: gzip, zstd, xz, bzip2 or none (default: by -o's name: .gz, .zst, .xz, .bz2; else none). Compressed inputs (gzip, zstd, xz, bzip2) are told by their first bytes and need no flag.",
                                valueName: "format"))
     var compress: CompressChoice?
 
@@ -69,6 +69,8 @@ struct MapCommand: ParsableCommand {
     @Option(help: .hidden) var batchBytes: Int = RecordPipelineSettings.defaultBatchBytes
     /// What the compressed files mapped ahead with --jobs may hold in memory together (tests make it small).
     @Option(help: .hidden) var readAheadMemory: Int = RecordPipelineSettings.defaultReadAheadMemoryBytes
+    /// Which inflate decompresses gzip: automatic (ISA-L where installed, else zlib) or zlib (benchmarks, tests).
+    @Option(help: .hidden) var inflate: String = Inflater.automatic.rawValue
 
     @Option(help: ArgumentHelp("Write rejected records to FILE as NDJSON (input, line, offset, errors with paths, raw text) instead of reporting each on standard error.",
                                valueName: "file"),
@@ -115,6 +117,7 @@ struct MapCommand: ParsableCommand {
         if let maxRejects, maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more") }
         if batchBytes < 1 { throw ValidationError("--batch-bytes must be 1 or more") }
         if readAheadMemory < 1 { throw ValidationError("--read-ahead-memory must be 1 or more") }
+        if Inflater(rawValue: inflate) == nil { throw ValidationError("--inflate must be automatic or zlib") }
         if rejectsRecordBytes < 0 { throw ValidationError("--rejects-record-bytes must be 0 or more") }
         if rejects == nil && redact { throw ValidationError("--redact needs --rejects FILE") }
         if output == "-" || rejects == "-" {
@@ -209,6 +212,7 @@ struct MapCommand: ParsableCommand {
         settings.pipeline.jobs = jobs.resolved
         settings.pipeline.batchBytes = batchBytes
         settings.pipeline.readAheadMemoryBytes = readAheadMemory
+        settings.pipeline.inflater = Inflater(rawValue: inflate) ?? .automatic
         settings.onError = onError
         settings.maxRejects = maxRejects
         settings.quiet = quiet
@@ -254,7 +258,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// The output's compression (`--compress`).
 enum CompressChoice: String, ExpressibleByArgument, CaseIterable {
-    case gzip, zstd, none
+    case gzip, zstd, xz, bzip2, none
 
     var compression: Compression? { Compression(rawValue: rawValue) }
 

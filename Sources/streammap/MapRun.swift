@@ -265,6 +265,10 @@ struct MapRun {
             guard output.stop == nil else { break }
             console.error("\(name): \(error)")
             inputFailed = true
+        case .unsupportedEncoding(let error):
+            guard output.stop == nil else { break }
+            console.error("\(name): \(error)")
+            inputFailed = true
         }
     }
 }

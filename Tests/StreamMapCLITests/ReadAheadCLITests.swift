@@ -158,3 +158,61 @@ struct ReadAheadCLITests {
                 "\(r.stderrLines)")
     }
 }
+
+/// xz and bzip2 are read like gzip and zstd (streams one after another, faults named); UTF-16 and UTF-32 input is
+/// one clear error that names the encoding, not a flood of "invalid JSON".
+@Suite("streammap: xz, bzip2 and inputs it cannot read")
+struct OtherFormatsCLITests {
+    static let text = Array(((0..<3000).map { #"{"id":\#($0),"name":"n\#($0)"}"# }.joined(separator: "\n") + "\n").utf8)
+
+    @Test(arguments: [Compression.xz, .bzip2])
+    func readAndWrittenLikeGzip(_ compression: Compression) throws {
+        let dir = try CLI.temporaryDirectory()
+        let half = Self.text.count / 2
+        let cut = Self.text[..<half].lastIndex(of: 0x0A)! + 1
+        let two = ReadAheadCLITests.compressed(Array(Self.text[..<cut]), compression, pieces: 1)
+            + ReadAheadCLITests.compressed(Array(Self.text[cut...]), compression, pieces: 1)
+        let path = dir.appendingPathComponent("two").path
+        try Data(two).write(to: URL(fileURLWithPath: path))
+        var r = try CLI.run(["--type", "id=integer", path])
+        #expect(r.status == 0 && r.stdout == String(decoding: Self.text, as: UTF8.self), "\(r.stderr)")
+        // From standard input too, and with --jobs over two such files.
+        r = try CLI.run(["--type", "id=integer"], stdinData: Data(two))
+        #expect(r.stdout.utf8.count == Self.text.count)
+        r = try CLI.run(["--jobs", "2", path, path])
+        #expect(r.stdout.utf8.count == 2 * Self.text.count)
+        // Cut short, and garbage after a stream: an input error after the text before it.
+        let short = dir.appendingPathComponent("short").path
+        try Data(two.prefix(two.count - 20)).write(to: URL(fileURLWithPath: short))
+        r = try CLI.run([short])
+        #expect(r.status == 3)
+        #expect(r.stderr.contains("short: truncated \(compression.rawValue) data: the input ends at compressed byte \(two.count - 20), inside a stream")
+                || r.stderr.contains("short: corrupt \(compression.rawValue) data"), "\(r.stderr)")
+        #expect(r.stdout.utf8.count >= cut || compression == .xz)  // xz checks a block's integrity before handing it on
+        // Written: -o NAME.xz / NAME.bz2, read back.
+        let out = dir.appendingPathComponent(compression == .xz ? "out.xz" : "out.bz2").path
+        r = try CLI.run([path, "-o", out])
+        #expect(r.status == 0)
+        let back = try CLI.run([out])
+        #expect(back.stdout.utf8.count == Self.text.count)
+        let head = try Data(contentsOf: URL(fileURLWithPath: out)).prefix(6)
+        #expect(Array(head).withUnsafeBytes { Compression.detect($0) } == compression)
+    }
+
+    @Test(arguments: [("UTF-16LE", [0xFF, 0xFE] as [UInt8]), ("UTF-16BE", [0xFE, 0xFF]), ("UTF-32LE", [0xFF, 0xFE, 0, 0]),
+                      ("UTF-32BE", [0, 0, 0xFE, 0xFF])])
+    func utf16And32AreOneErrorNamingTheEncoding(_ encoding: String, _ mark: [UInt8]) throws {
+        let dir = try CLI.temporaryDirectory()
+        let path = dir.appendingPathComponent("wide.json").path
+        let body: [UInt8] = Array(#"{"id":1}"#.utf8).flatMap { encoding.hasPrefix("UTF-16") ? (encoding.hasSuffix("LE") ? [$0, 0] : [0, $0]) : (encoding.hasSuffix("LE") ? [$0, 0, 0, 0] : [0, 0, 0, $0]) }
+        try Data(mark + body + body).write(to: URL(fileURLWithPath: path))
+        let plain = try CLI.temporaryFile(#"{"id":2}"# + "\n", name: "plain.ndjson")
+        for jobs in ["1", "2"] {
+            let r = try CLI.run([path, plain, "--jobs", jobs])
+            #expect(r.status == 3)
+            #expect(r.stdout == #"{"id":2}"# + "\n")  // the next input is still read
+            let hex = mark.map { String(format: "%02X", $0) }.joined(separator: " ")
+            #expect(r.stderr == "streammap: \(path): the input is \(encoding) text (it starts with the byte-order mark \(hex)); StreamMap reads UTF-8: convert it first with iconv -f \(encoding) -t UTF-8\n")
+        }
+    }
+}

@@ -301,3 +301,82 @@ struct DecodingAheadTests {
         #expect(Array("[".utf8).withUnsafeBytes { Compression.couldBeMagic($0) })  // a '[' alone waits for one more byte
     }
 }
+
+/// ISA-L's inflate (loaded at run time where installed, as it is wherever scripts/bootstrap.sh ran) and zlib's must
+/// give the same text from every gzip input, and tell the same faults: members one after another (empty ones too,
+/// headers with extra fields and names as BGZF and `gzip FILE` write), bytes after a member that are no member, a
+/// stream cut short. A corrupt stream is corrupt to both (its offset may differ by the few bytes each reads ahead).
+@Suite("Inflaters")
+struct InflaterTests {
+    typealias Transcript = RecordPipelineTests.Transcript
+
+    /// `member` (from OutputCompressor: a 10-byte header without flags) with an extra field (BGZF's `BC`
+    /// subfield) and a file name added to its header.
+    static func withExtraAndName(_ member: [UInt8]) -> [UInt8] {
+        var header = Array(member[..<10])
+        header[3] |= 0x04 | 0x08
+        let size = UInt16(truncatingIfNeeded: member.count + 8 + 5 - 1)
+        let extra: [UInt8] = [6, 0, 0x42, 0x43, 2, 0, UInt8(size & 0xFF), UInt8(size >> 8)]
+        return header + extra + Array("name\0".utf8) + member[10...]
+    }
+
+    static func run(_ bytes: [UInt8], _ inflater: Inflater) throws -> [String] {
+        let out = Transcript()
+        var settings = RecordPipelineSettings(jobs: 1, keptRecordBytes: 20)
+        settings.inflater = inflater
+        var pipeline = RecordPipeline(engine: StreamEngine(mapper: RecordPipelineTests.mapper), settings: settings, output: out)
+        let fd = open(try TestScratch.file(bytes, suffix: ".gz"), O_RDONLY)
+        defer { close(fd) }
+        let end = pipeline.read("in", fileDescriptor: fd)
+        return out.lines + ["\(end)", "bytesIn \(pipeline.bytesIn)"]
+    }
+
+    @Test func isalAndZlibGiveTheSameText() throws {
+        #expect(Inflater.isalIsAvailable, "libisal.so.2 is not installed: scripts/bootstrap.sh installs it")
+        let text = RecordPipelineTests.input(3000)
+        let members = DecodingAheadTests.compressed(text, .gzip, members: 4)
+        let empty = DecodingAheadTests.compressed([], .gzip, members: 1)
+        let one = DecodingAheadTests.compressed(Array(text.prefix(20_000)), .gzip, members: 1)
+        let inputs: [(String, [UInt8])] = [
+            ("four members", members),
+            ("empty members around one", empty + one + empty + empty),
+            ("extra field and name", Self.withExtraAndName(one) + Self.withExtraAndName(one)),
+            ("one byte after a member", one + [0x1F]),
+            ("two bytes after a member that are no member", one + Array("xx".utf8)),
+            ("a member's first bytes then junk", one + [0x1F, 0x42, 0, 0]),
+            ("cut in the header", Array((one + one).prefix(one.count + 5))),
+            ("cut in the data", Array(members.prefix(members.count / 2))),
+            ("cut in the trailer", Array(one.dropLast(3))),
+        ]
+        for (name, bytes) in inputs {
+            let zlib = try Self.run(bytes, .zlib)
+            let isal = try Self.run(bytes, .automatic)
+            #expect(isal == zlib, "\(name)")
+        }
+        var bad = one
+        bad[one.count / 2] ^= 0x10
+        let zlib = try Self.run(bad, .zlib), isal = try Self.run(bad, .automatic)
+        #expect(zlib.count == isal.count && zlib.dropLast(2) == isal.dropLast(2))
+        #expect(zlib[zlib.count - 2].contains("corrupt gzip data") && isal[isal.count - 2].contains("corrupt gzip data"))
+    }
+}
+
+/// The fuzz target's compressed-input check on 300 generated cases (every format, one stream or two, cut or
+/// changed, read in pieces of 1 to 24 000 bytes) must hold.
+@Suite("Compressed fuzz check")
+struct CompressedFuzzCheckTests {
+    @Test func holdsOnGeneratedCases() {
+        var rng = SplitMix64(seed: 2026)
+        var checked = 0
+        for i in 0..<300 {
+            var header = (0..<8).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            header += [0x80 | UInt8(truncatingIfNeeded: rng.next()) & 0x0F, UInt8(truncatingIfNeeded: rng.next())]
+            let records = (0..<(1 + i % 40)).map { j in #"{"id":\#(j),"s":"\#(String(repeating: "x", count: j * 7 % 50))"}"# }
+            let input = header + Array(records.joined(separator: "\n").utf8)
+            let report = input.withUnsafeBytes { CompressedFuzzing.check($0) }
+            #expect(report == nil, "case \(i): \(report ?? "")")
+            checked += 1
+        }
+        #expect(checked == 300)
+    }
+}

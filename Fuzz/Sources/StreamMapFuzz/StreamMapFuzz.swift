@@ -1,5 +1,6 @@
 // libFuzzer entry point: arbitrary bytes → a generated mapper and records (see EngineFuzzing.swift for the input
-// layout), mapped by the tree engine and the stream engine, whole and in pieces. A divergence is a crash with a
+// layout), mapped by the tree engine and the stream engine, whole and in pieces; and (CompressedFuzzing.swift) the
+// records compressed, cut or changed, read back through a pipeline. A divergence is a crash with a
 // report; anything else (malformed JSON, specs the generator got wrong) is a normal run.
 //
 // Built by scripts/fuzz.sh with `-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library`. Replay a crash:
@@ -10,7 +11,7 @@ import StreamMapFuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStreamMapEngines(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
-    if let divergence = EngineFuzzing.check(bytes) {
+    if let divergence = EngineFuzzing.check(bytes) ?? CompressedFuzzing.check(bytes) {
         fatalError("\n" + divergence + "\n")
     }
     return 0

@@ -24,6 +24,10 @@ public struct RecordPipelineSettings: Sendable {
     /// mapping (`--batch-bytes 1` made a range of every byte: 17 s for a 1.3 MB file). Tests lower it.
     var smallestRangeBytes = 1 << 16
 
+    /// Which inflate decompresses gzip input: ISA-L's where `libisal.so.2` is installed, else zlib's (`automatic`);
+    /// or zlib's always. The text is the same; a corrupt stream's message and offset may differ between the two.
+    public var inflater = Inflater.automatic
+
     /// A compressed input read from a descriptor (`RecordPipeline.read(_:fileDescriptor:)`) is decompressed on a
     /// thread of its own, a few reads ahead of framing and mapping (`DecodingAhead`); false decompresses on the
     /// reading thread. What the output sees is the same either way.
@@ -88,6 +92,8 @@ public enum InputEnd: Equatable, Sendable {
     /// The input is compressed and its compressed data is corrupt or cut short; the records decompressed before
     /// the fault were handed on (a record cut by it is neither mapped nor counted).
     case corrupt(CompressedInputError)
+    /// The input is UTF-16 or UTF-32 text (told by its byte-order mark): nothing of it was read.
+    case unsupportedEncoding(UnsupportedEncodingError)
 }
 
 /// The record pipeline: cuts inputs into records (`InputFraming`), maps each with an engine and hands the results
@@ -279,7 +285,7 @@ struct PipelineCore: RecordHandler {
         var buffer = readBuffer
         readBuffer = []
         defer { readBuffer = buffer }
-        var decoding = InputDecoding(detect: settings.decompresses)
+        var decoding = InputDecoding(detect: settings.decompresses, inflater: settings.inflater)
         defer { decoding.release() }
         // Once the first read has told a compressed input, the rest is decompressed on a thread of its own.
         var ahead: DecodingAhead?
@@ -327,6 +333,9 @@ struct PipelineCore: RecordHandler {
             case .corrupt(let error):
                 finishBatches()
                 return isStopped ? .stopped : .corrupt(error)
+            case .unsupportedEncoding(let error):
+                finishBatches()
+                return isStopped ? .stopped : .unsupportedEncoding(error)
             }
             bytesIn += n
             beforeFraming?(bytesIn)

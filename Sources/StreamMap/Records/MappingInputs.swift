@@ -66,7 +66,9 @@ extension Mapper {
     /// ```
     ///
     /// A `body` that throws stops the run: no record after that one is mapped, and the error is rethrown.
-    /// Throws `InputError` when the file cannot be opened or read.
+    /// Throws `InputError` when the file cannot be opened or read, `CompressedInputError` when it is compressed and
+    /// corrupt or cut short (after the records before the fault), `UnsupportedEncodingError` when it is UTF-16 or
+    /// UTF-32 text.
     @discardableResult
     public func mapRecords(
         inFile path: String, options: MappingOptions = .init(), _ body: (RecordResult) throws -> Void
@@ -111,7 +113,12 @@ extension Mapper {
             let end = pipeline.read(name, fileDescriptor: fd)
             pipeline.finish()
             if let thrown { throw thrown }
-            if case .failed(let code) = end { throw InputError(input: name, code: code, bytesRead: pipeline.bytesIn) }
+            switch end {
+            case .failed(let code): throw InputError(input: name, code: code, bytesRead: pipeline.bytesIn)
+            case .corrupt(let error): throw error  // the records before the fault were handed on
+            case .unsupportedEncoding(let error): throw error
+            case .ended, .stopped, .interrupted: break
+            }
             return output.counts
         }
     }

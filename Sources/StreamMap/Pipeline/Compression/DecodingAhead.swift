@@ -116,7 +116,7 @@ final class DecodingAhead: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             switch result {
             case .bytes: if done { return }
-            case .end, .failed, .corrupt: return
+            case .end, .failed, .corrupt, .unsupportedEncoding: return
             }
         }
     }

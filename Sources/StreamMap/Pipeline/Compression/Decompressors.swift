@@ -1,5 +1,7 @@
 import CZlib
 import CZstd
+import CLzma
+import CBzip2
 
 /// One decompression step's outcome.
 struct DecompressionStep {
@@ -92,4 +94,118 @@ final class ZstdDecompressor: Decompressor {
         if result.consumed > 0 || result.produced > 0 { frameEnded = hint == 0 }
         return result
     }
+}
+
+/// xz through liblzma's stream decoder; streams one after another (as `cat a.xz b.xz` writes) are decoded in turn.
+final class XzDecompressor: Decompressor {
+    /// At a fixed address for the decoder's lifetime (libraries keep pointers to their stream).
+    private let stream = UnsafeMutablePointer<lzma_stream>.allocate(capacity: 1)
+    private var betweenStreams = true
+
+    init() {
+        stream.initialize(to: lzma_stream())
+        Self.start(stream)
+    }
+
+    deinit {
+        lzma_end(stream)
+        stream.deallocate()
+    }
+
+    private static func start(_ stream: UnsafeMutablePointer<lzma_stream>) {
+        let status = lzma_stream_decoder(stream, UInt64.max, 0)
+        precondition(status == LZMA_OK, "liblzma: lzma_stream_decoder failed (\(status.rawValue))")  // only out of memory
+    }
+
+    var isInsideStream: Bool { !betweenStreams }
+
+    func step(_ input: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer) -> DecompressionStep {
+        guard !room.isEmpty else { return DecompressionStep() }
+        if betweenStreams, let fault = streamStartFault(input, magic: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], "file format not recognized") {
+            return fault
+        }
+        stream.pointee.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.avail_in = input.count
+        stream.pointee.next_out = room.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.avail_out = room.count
+        let status = lzma_code(stream, LZMA_RUN)
+        var result = DecompressionStep(consumed: input.count - stream.pointee.avail_in, produced: room.count - stream.pointee.avail_out)
+        if result.consumed > 0 { betweenStreams = false }
+        switch status {
+        case LZMA_OK, LZMA_BUF_ERROR:
+            break
+        case LZMA_STREAM_END:
+            betweenStreams = true
+            lzma_end(stream)
+            stream.pointee = lzma_stream()
+            Self.start(stream)
+        case LZMA_DATA_ERROR: result.failure = "compressed data is corrupt"
+        case LZMA_FORMAT_ERROR: result.failure = "file format not recognized"
+        case LZMA_OPTIONS_ERROR: result.failure = "unsupported options"
+        case LZMA_MEM_ERROR, LZMA_MEMLIMIT_ERROR: result.failure = "out of memory"
+        default: result.failure = "liblzma error \(status.rawValue)"
+        }
+        return result
+    }
+}
+
+/// bzip2 through libbz2; streams one after another (as `pbzip2` and `cat a.bz2 b.bz2` write) are decoded in turn.
+final class Bzip2Decompressor: Decompressor {
+    /// At a fixed address for the decoder's lifetime (libbz2 checks that the stream it is given is the one it began).
+    private let stream = UnsafeMutablePointer<bz_stream>.allocate(capacity: 1)
+    private var betweenStreams = true
+
+    init() {
+        stream.initialize(to: bz_stream())
+        Self.start(stream)
+    }
+
+    deinit {
+        BZ2_bzDecompressEnd(stream)
+        stream.deallocate()
+    }
+
+    private static func start(_ stream: UnsafeMutablePointer<bz_stream>) {
+        let status = BZ2_bzDecompressInit(stream, 0, 0)
+        precondition(status == BZ_OK, "libbz2: BZ2_bzDecompressInit failed (\(status))")  // only out of memory
+    }
+
+    var isInsideStream: Bool { !betweenStreams }
+
+    func step(_ input: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer) -> DecompressionStep {
+        guard !room.isEmpty else { return DecompressionStep() }
+        if betweenStreams, let fault = streamStartFault(input, magic: Array("BZh".utf8), "not bzip2 data") { return fault }
+        let inCount = UInt32(min(input.count, Int(UInt32.max))), outCount = UInt32(min(room.count, Int(UInt32.max)))
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: CChar.self))
+        stream.pointee.avail_in = inCount
+        stream.pointee.next_out = room.baseAddress!.assumingMemoryBound(to: CChar.self)
+        stream.pointee.avail_out = outCount
+        let status = BZ2_bzDecompress(stream)
+        var result = DecompressionStep(consumed: Int(inCount - stream.pointee.avail_in), produced: Int(outCount - stream.pointee.avail_out))
+        if result.consumed > 0 { betweenStreams = false }
+        switch status {
+        case BZ_OK:
+            break
+        case BZ_STREAM_END:
+            betweenStreams = true
+            BZ2_bzDecompressEnd(stream)
+            stream.pointee = bz_stream()
+            Self.start(stream)
+        case BZ_DATA_ERROR_MAGIC: result.failure = "not bzip2 data"
+        case BZ_DATA_ERROR: result.failure = "compressed data is corrupt"
+        case BZ_MEM_ERROR: result.failure = "out of memory"
+        default: result.failure = "libbz2 error \(status)"
+        }
+        return result
+    }
+}
+
+/// Where a stream must start (the input's start, or right after a stream's end): no step until the magic number's
+/// bytes are there (or as many as the input holds, which may be a cut stream), and bytes that are not the magic
+/// number are corrupt at once — so a few bytes of text after the last stream are "not this format", as zlib says of
+/// gzip, not a stream cut short.
+private func streamStartFault(_ input: UnsafeRawBufferPointer, magic: [UInt8], _ message: String) -> DecompressionStep? {
+    let n = min(input.count, magic.count)
+    if !input.prefix(n).elementsEqual(magic.prefix(n)) { return DecompressionStep(consumed: 0, produced: 0, failure: message) }
+    return n < magic.count ? DecompressionStep() : nil
 }

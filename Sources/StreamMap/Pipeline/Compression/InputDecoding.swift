@@ -14,6 +14,8 @@ enum DecodedRead: Equatable {
     case failed(errno: Int32)
     /// The compressed data is corrupt or cut short.
     case corrupt(CompressedInputError)
+    /// The input is UTF-16 or UTF-32 (nothing of it is handed on).
+    case unsupportedEncoding(UnsupportedEncodingError)
 }
 
 /// Reads an input as text whatever it is stored as: tells gzip and zstd from plain text by the first bytes and
@@ -40,8 +42,14 @@ struct InputDecoding {
     /// Compressed bytes one raw read asks for.
     static let compressedReadBytes = 1 << 17
 
-    /// `detect`: false reads every input as plain text (as `--byte-range` must).
-    init(detect: Bool = true) { state = detect ? .sniffing : .plain }
+    /// Which inflate decompresses gzip.
+    private let inflater: Inflater
+
+    /// `detect`: false reads every input as plain text (as `--byte-range` must); `inflater` decompresses gzip.
+    init(detect: Bool = true, inflater: Inflater = .automatic) {
+        state = detect ? .sniffing : .plain
+        self.inflater = inflater
+    }
 
     /// Which compression was found (nil: plain, or not known yet).
     var compression: Compression? {
@@ -71,7 +79,7 @@ struct InputDecoding {
     private mutating func sniff(into room: UnsafeMutableRawBufferPointer, from read: (UnsafeMutableRawBufferPointer) -> Int?) -> DecodedRead {
         var n = 0
         var ended = false
-        while Compression.couldBeMagic(UnsafeRawBufferPointer(rebasing: room[..<n])) {
+        while Self.couldStartAFormat(UnsafeRawBufferPointer(rebasing: room[..<n])) {
             guard let got = read(UnsafeMutableRawBufferPointer(rebasing: room[n...])) else {
                 if n == 0 { return .failed(errno: errno) }
                 pending = .failed(errno: errno)
@@ -82,6 +90,11 @@ struct InputDecoding {
                 break
             }
             n += got
+        }
+        if let error = UnsupportedEncodingError.detect(UnsafeRawBufferPointer(rebasing: room[..<n])) {
+            state = .plain
+            pending = nil
+            return .unsupportedEncoding(error)
         }
         guard let compression = Compression.detect(UnsafeRawBufferPointer(rebasing: room[..<n])) else {
             state = .plain
@@ -94,7 +107,21 @@ struct InputDecoding {
         start = 0
         end = n
         rawEnded = ended
-        let decompressor: any Decompressor = compression == .gzip ? GzipDecompressor() : ZstdDecompressor()
+        let decompressor: any Decompressor
+        switch compression {
+        case .gzip:
+            if inflater == .automatic, let isal = IsalLibrary.shared {
+                decompressor = IsalGzipDecompressor(isal)
+            } else {
+                decompressor = GzipDecompressor()
+            }
+        case .zstd:
+            decompressor = ZstdDecompressor()
+        case .xz:
+            decompressor = XzDecompressor()
+        case .bzip2:
+            decompressor = Bzip2Decompressor()
+        }
         state = .compressed(compression, decompressor)
         if let p = pending {  // the raw read failed right after the magic bytes: nothing to decode before it
             pending = nil
@@ -139,6 +166,18 @@ struct InputDecoding {
             if n == 0 { rawEnded = true } else { end += n }
         }
         return .bytes(produced)
+    }
+
+    /// Whether `bytes` could still grow into a compression's magic number or a UTF-16/32 byte-order mark: only then
+    /// is more input needed to tell what the input is.
+    static func couldStartAFormat(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        Compression.couldBeMagic(bytes) || UnsupportedEncodingError.couldBeMark(bytes)
+    }
+
+    /// Whether an input starting with `prefix` must be read through `read` (decompressed, or refused) rather than
+    /// as plain text: it is compressed, in another encoding, or too short to tell.
+    static func isNotPlainText(_ prefix: UnsafeRawBufferPointer) -> Bool {
+        couldStartAFormat(prefix) || Compression.detect(prefix) != nil || UnsupportedEncodingError.detect(prefix) != nil
     }
 
     /// Returns the text produced before a fault now, and the fault at the next read.

@@ -56,7 +56,7 @@ extension PipelineCore {
             guard let n = head.withUnsafeMutableBytes({ file.read(into: $0, at: offset) }), n > 0 else { return nil }
             let bytes = head[..<n]
             if offset == 0 && settings.decompresses {
-                let compressed = bytes.withUnsafeBytes { Compression.couldBeMagic($0) || Compression.detect($0) != nil }
+                let compressed = bytes.withUnsafeBytes { InputDecoding.isNotPlainText($0) }
                 guard !compressed else { return nil }
             }
             offset += n

@@ -78,6 +78,10 @@ struct RecordLogEncoder {
                 number(e.compressedOffset)
                 string(e.reason)
                 block.append(e.isTruncated ? 1 : 0)
+            case .unsupportedEncoding(let e):
+                block.append(6)
+                string(e.encoding)
+                bytes(UnsafeRawBufferPointer(start: e.byteOrderMark, count: e.byteOrderMark.count))
             }
         }
     }
@@ -178,6 +182,9 @@ struct RecordLogDecoder {
             case 2: end = .read(.stopped)
             case 3: end = .read(.interrupted)
             case 4: end = .read(.failed(errno: Int32(number())))
+            case 6:
+                let encoding = string()
+                end = .read(.unsupportedEncoding(UnsupportedEncodingError(encoding: encoding, byteOrderMark: Array(bytes()))))
             default:
                 let compression = Compression(rawValue: string())!
                 let offset = number()

@@ -1,0 +1,6 @@
+#ifndef C_LZMA_SHIM_H
+#define C_LZMA_SHIM_H
+
+#include <lzma.h>
+
+#endif

@@ -1,0 +1,85 @@
+import StreamMap
+
+/// The fuzz target's compressed-input check (public API only): the fuzz case's records, joined as NDJSON, are
+/// compressed in a format the seed picks (gzip, zstd, xz, bzip2; one stream or two), then maybe cut short or given a
+/// changed byte, and read through a record pipeline that tells the format by its first bytes. Decompressed text
+/// must map exactly as the text itself; a stream cut or changed must end the input as corrupt (or, for a change
+/// the format cannot see, map some text), and the records it gave must be the text's first records. The raw fuzz
+/// bytes are read as an input too: whatever magic number they start with, no crash and no hang.
+public enum CompressedFuzzing {
+    /// A mapper-free identity pipeline's transcript: each record's line and outcome, and how the input ended.
+    final class Transcript: RecordPipelineOutput {
+        var mappedRecords = JSONWriter()
+        var lines: [String] = []
+
+        func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+            lines.append("\(location.line) \(String(decoding: mappedRecords.bytes, as: UTF8.self))")
+            mappedRecords.removeAll()
+            return true
+        }
+
+        func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+                      totalBytes: Int) -> Bool {
+            lines.append("\(location.line) rejected \(totalBytes)")
+            return true
+        }
+    }
+
+    static func run(_ bytes: [UInt8], pieces: Int) -> ([String], InputEnd) {
+        let out = Transcript()
+        var pipeline = RecordPipeline(engine: StreamEngine(mapper: .identity), output: out)
+        var at = 0
+        let end = pipeline.read("fuzz") { room in
+            let n = min(room.count, bytes.count - at, max(1, pieces))
+            bytes[at..<(at + n)].withUnsafeBytes { room.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            at += n
+            return n
+        }
+        pipeline.finish()
+        return (out.lines, end)
+    }
+
+    /// Nil when everything holds, else a report.
+    public static func check(_ data: UnsafeRawBufferPointer) -> String? {
+        let raw = Array(data)
+        _ = run(raw, pieces: 1 << 16)  // any bytes, any magic number: it must end
+        let c = EngineFuzzing.decode(data)
+        guard c.mode & 0x80 != 0, !c.records.isEmpty else { return nil }
+        var text: [UInt8] = []
+        for r in c.records where !r.contains(0x0A) { text += r + [0x0A] }
+        let formats: [Compression] = [.gzip, .zstd, .xz, .bzip2]
+        let format = formats[Int(c.seed % 4)]
+        var packed: [UInt8] = []
+        let split = text.isEmpty ? 0 : Int(c.seed >> 8) % (text.count + 1)
+        for part in (c.seed & 0x10 != 0 ? [text[..<split], text[split...]] : [text[...]]) {
+            let z = OutputCompressor(format, level: 1)
+            part.withUnsafeBytes { z.compress($0) { packed += $0; return true } }
+            z.finish { packed += $0; return true }
+        }
+        let pieces = 1 + Int(c.pieceByte) * 97
+        let (plain, _) = run(text, pieces: 1 << 18)
+        let (whole, end) = run(packed, pieces: pieces)
+        guard whole == plain, end == .ended else {
+            return "compressed \(format): \(end), \(whole.count) records against \(plain.count)\n" + EngineFuzzing.printable(text)
+        }
+        // Cut short (at 6 bytes or more: every magic number is whole), or a byte changed (zstd frames carry no
+        // checksum here, so a change may go unseen and map other text).
+        let truncated = c.seed & 0x20 != 0
+        let at = Int(c.seed >> 20) % packed.count
+        var damaged = packed
+        if truncated { damaged = Array(packed[..<max(at, 6)]) } else if at >= 6 { damaged[at] ^= UInt8(1 + (c.seed >> 40) % 255) }
+        let (some, damagedEnd) = run(damaged, pieces: pieces)
+        switch damagedEnd {
+        case .corrupt, .ended:
+            // A cut gives the text's first records: whole ones before a fault; at a stream's end, the last line
+            // may be cut (and so a record of its own).
+            let kept = damagedEnd == .ended ? some.dropLast() : some[...]
+            if truncated && !(kept.count <= plain.count && Array(plain.prefix(kept.count)) == Array(kept)) {
+                return "\(format) cut at \(damaged.count): the records before the cut are not the text's first\n" + EngineFuzzing.printable(text)
+            }
+        default:
+            return "damaged \(format) at \(at): ended \(damagedEnd)\n" + EngineFuzzing.printable(text)
+        }
+        return nil
+    }
+}
