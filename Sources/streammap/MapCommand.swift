@@ -95,7 +95,7 @@ struct MapCommand: ParsableCommand {
     @Flag(help: "Print a JSON summary on standard error at the end: records in, out, rejected, warnings and errors by path and code, bytes, seconds, MB/s.")
     var stats = false
 
-    @Flag(help: "Report warnings (a default or fallback was used) on standard error too.")
+    @Flag(help: "Report each warning (a default or fallback was used) on standard error; without it, the warnings that dropped or replaced a value are counted in one line at the end.")
     var warnings = false
 
     @Flag(name: [.short, .long], help: "No per-record messages on standard error (the exit status and --stats still tell).")
@@ -223,6 +223,8 @@ struct MapCommand: ParsableCommand {
         if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
         let status = run.run(inputs: paths)
         let result = (status: status, stats: run.stats, signal: run.interruptingSignal)
+        // No value is dropped without a word: warnings that left a value out or replaced it, when not listed.
+        if !warnings && !quiet, let line = result.stats.valuesDroppedLine { console.error(line) }
         if stats, let window { console.line(window.statsLine) }
         if stats { console.line(result.stats.summary(exitStatus: result.status, interruptedBy: result.signal)) }
         if result.status != 0 { throw ExitCode(result.status) }
