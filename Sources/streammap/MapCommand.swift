@@ -15,6 +15,7 @@ struct MapCommand: ParsableCommand {
             streammap [OPTIONS] [FILE...]
             streammap check [SPEC] [OPTIONS]
             streammap explain [SPEC] [OPTIONS]
+            streammap infer [FILE...] [OPTIONS]
             """,
         discussion: """
             EXAMPLES

@@ -138,4 +138,22 @@ struct CommandsCLITests {
         #expect(r.stdout.contains("--key-style") || r.stdout.contains("key-style"))
         #expect(r.stdout.contains("explain"))
     }
+
+    /// bash completes the values of `--key-style` (the spec's key style names), as it is called at a prompt.
+    @Test func bashCompletesKeyStyles() throws {
+        let script = try CLI.run(["--generate-completion-script", "bash"])
+        let file = try CLI.temporaryFile(script.stdout, name: "streammap.bash")
+        func complete(_ words: String...) throws -> [String] {
+            let r = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), ["-c", """
+                source "$1"; shift
+                COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+                _streammap streammap "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                printf "%s\\n" "${COMPREPLY[@]}"
+                """, "_", file] + words, stdinData: Data(), directory: nil)
+            return r.stdoutLines.filter { !$0.isEmpty }
+        }
+        #expect(try complete("streammap", "map", "--key-style", "ca") == ["camel"])
+        #expect(try complete("streammap", "map", "--key-style", "hydrant.") == ["hydrant.snake", "hydrant.camel", "hydrant.upperCamel"])
+        #expect(try complete("streammap", "map", "--key-style", "").count == 10)
+    }
 }

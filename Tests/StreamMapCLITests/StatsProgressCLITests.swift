@@ -83,6 +83,16 @@ struct StatsProgressCLITests {
         #expect(!r.stderr.contains("ETA"))  // a pipe has no known size
     }
 
+    /// Counts agree with their nouns: "1 record", "2 records" (the help's usage lists every subcommand too).
+    @Test func oneRecordIsOneRecord() throws {
+        let one = try CLI.temporaryFile("{\"n\":1}\n", name: "one.ndjson")
+        let r = try CLI.run(["--progress", "--progress-interval", "0", one])
+        #expect(r.stderr.contains("streammap: 1 record, "), "\(r.stderr)")
+        #expect(!r.stderr.contains(" 1 records"))
+        let help = try CLI.run(["--help"])
+        #expect(help.stdout.contains("       streammap infer [FILE...] [OPTIONS]\n"))
+    }
+
     @Test func progressIsOffWhenStandardErrorIsNotATerminal() throws {
         let r = try slowRun([], count: 4, seconds: 0.6)
         #expect(r.stderr == "")
