@@ -213,11 +213,13 @@ struct SpecCompiler {
                 issue(pointer, "a field in a list needs \"from\" and \"to\"")
                 return nil
             }
+            // Both halves are checked, so that a spec error lists every problem of the field.
+            let m = compileMapper(pair[0], at: pointer.appending("/0"), scope: scope)
             guard case .string(let destination) = pair[1] else {
                 issue(pointer.appending("/1"), "expected the destination key path, found \(MapError.describe(pair[1]))")
                 return nil
             }
-            guard let m = compileMapper(pair[0], at: pointer.appending("/0"), scope: scope) else { return nil }
+            guard let m else { return nil }
             return ObjectMapping.Field(
                 sources: [KeyPath(source, delimiter: scope.delimiter)], destinations: [KeyPath(destination, delimiter: scope.delimiter)],
                 mapper: m)
@@ -258,13 +260,14 @@ struct SpecCompiler {
         }
         var destinations: [KeyPath]?
         if let to = o["to"] { destinations = paths(to, at: pointer.appending("/to")) } else if let sources { destinations = sources }
-        guard let sources, let destinations else { return nil }
 
+        // Every key of the field is checked even after a problem, so that a spec error lists them all; a field
+        // with a broken mapper keeps its destinations (a later field writing one of them is reported too) and
+        // stands in with the identity (the spec is refused anyway).
         var base = Mapper.identity
         var explicitMapper = false
         if let via = o["via"] {
-            guard let m = compileMapper(via, at: pointer.appending("/via"), scope: scope) else { return nil }
-            base = m
+            if let m = compileMapper(via, at: pointer.appending("/via"), scope: scope) { base = m }
             explicitMapper = true
         }
         let declaredType: String?
@@ -281,11 +284,12 @@ struct SpecCompiler {
             issue(pointer.appending("/type"), "expected a type name, found \(MapError.describe(other))")
             declaredType = nil
         }
-        let destinationName = destinations.count == 1 ? destinations[0].description : ""
+        let destinationName = destinations?.count == 1 ? destinations![0].description : ""
         base = typeMapper(declaredType, destination: destinationName, scope: scope, base: base)
 
         let mapper = applyPresence(o, base: base, explicitMapper: explicitMapper, declaredType: declaredType,
                                    destination: destinationName, at: pointer, scope: scope)
+        guard let sources, let destinations else { return nil }
         return ObjectMapping.Field(sources: sources, destinations: destinations, mapper: mapper)
     }
 
