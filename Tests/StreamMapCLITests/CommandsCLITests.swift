@@ -22,7 +22,7 @@ struct CommandsCLITests {
         #expect(r.stderrLines == [
             "streammap: \(spec): /fields/age/via: unknown mapper \"integr\" (did you mean \"integer\"?)",
             "streammap: \(spec): /fields/b/type: unknown type \"strin\" (did you mean \"string\"?) (declare custom types under \"types\")",
-            "streammap: \(spec): /unmapped: expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found string \"kep\"",
+            "streammap: \(spec): /unmapped: expected \"drop\", \"keep\", \"inPlace\" or {\"keys\": STYLE, \"values\": MAPPER}, found string \"kep\"",
         ])
         #expect(r.status == 2)
     }

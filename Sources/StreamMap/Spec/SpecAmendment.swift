@@ -11,6 +11,9 @@
 ///   added by `--require`, `--type`, `--default`), the keys nested in their values, and passed-through keys with
 ///   their nested keys. Destinations in the spec file are kept.
 /// - `--key-collisions` sets `"collisions"` on the key styles `--key-style` adds, or on the spec's `unmapped` style.
+/// - `--require`, `--type`, `--default` on their own (no spec, no `--field`, no `--key-style`, no
+///   `--drop-unmapped`) check in place (`"unmapped": "inPlace"`): every other key of the record stays, nested ones
+///   too, in input order; a default for an absent key is added at the end of its object.
 /// - Unmapped keys: `--keep-unmapped` / `--drop-unmapped`; otherwise the spec's setting; without a spec, dropped
 ///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
 /// - `--where` sets the document's `where` (replacing the spec's), with a whole-record `mapper` too; alone, without
@@ -137,6 +140,13 @@ public struct SpecAmendment: Sendable {
             table[i]["default"] = value
         }
         if !table.entries.isEmpty { doc["fields"] = table.document }
+
+        // Checks and defaults on their own (no spec, no --field, no key style): the record as it comes, every key
+        // where it is, nested ones too, with the checked values in place and defaults added.
+        if base == nil && fields.isEmpty && style == nil && unmapped != .drop {
+            doc["unmapped"] = .string("inPlace")
+            return .object(doc)
+        }
 
         // Unmapped keys.
         let keep: Bool

@@ -148,6 +148,12 @@ struct SpecCompiler {
         }
         checkDestinations(fields, at: pointer)
         let unmapped = compileUnmapped(o["unmapped"], at: pointer.appending("/unmapped"), scope: scope)
+        if case .inPlace = unmapped {
+            for f in fields where f.sources.count != 1 || f.destinations.count != 1 || f.sources[0].steps != f.destinations[0].steps {
+                let source = f.sources.map(\.description).joined(separator: ", ")
+                issue(pointer.appending("/unmapped"), "\"inPlace\" writes each field where it reads: the field of \(source) must have one source and the same destination")
+            }
+        }
         return ObjectMapping(fields: fields, unmapped: unmapped)
     }
 
@@ -173,13 +179,14 @@ struct SpecCompiler {
         switch value {
         case nil, .string("drop")?: return .drop
         case .string("keep")?: return .keep
+        case .string("inPlace")?: return .inPlace
         case .object(let o)?:
             checkKeys(o, allowed: ["keys", "values", "collisions"], at: pointer)
             let style = o["keys"].flatMap { keyStyle($0, at: pointer.appending("/keys")) }
             let values = o["values"].flatMap { compileMapper($0, at: pointer.appending("/values"), scope: scope) }
             return .keep(keyStyle: style, values: values, collisions: collisions(o["collisions"], at: pointer.appending("/collisions")))
         case let other?:
-            issue(pointer, "expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found \(MapError.describe(other))")
+            issue(pointer, "expected \"drop\", \"keep\", \"inPlace\" or {\"keys\": STYLE, \"values\": MAPPER}, found \(MapError.describe(other))")
             return .drop
         }
     }

@@ -516,7 +516,11 @@ struct StreamCompiler {
         case .object(let mapping):
             if let sink = ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) { return sink }
             let whole = ValueSink(mapper)
-            whole.materializedBecause = "destinations nest in each other"
+            if case .inPlace = mapping.unmapped {
+                whole.materializedBecause = "the object is kept in place (\"unmapped\": \"inPlace\")"
+            } else {
+                whole.materializedBecause = "destinations nest in each other"
+            }
             return whole
         case .split(let forward, _):
             return compile(forward)
