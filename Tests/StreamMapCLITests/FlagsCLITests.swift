@@ -104,6 +104,10 @@ struct FlagsCLITests {
         // With --field, the flags are fields: fields first, then the kept keys; a nested path consumes its key.
         let withField = try CLI.run(["--engine", engine, "--field", "id", "--type", "u.age=integer", "--keep-unmapped"], stdin: record)
         #expect(withField.stdout == #"{"id":1,"u":{"age":3},"z":0}"# + "\n")
+        // With --key-style: checked in place on the input's paths, then the whole record renamed.
+        let styled = try CLI.run(["--engine", engine, "--key-style", "camel", "--type", "u_x.the_age=integer", "--default", "u_x.new_key=1"],
+                                 stdin: #"{"user_id":1,"u_x":{"the_age":3,"the_name":"x"},"z":0}"# + "\n")
+        #expect(styled.stdout == #"{"userId":1,"uX":{"theAge":3,"theName":"x","newKey":1},"z":0}"# + "\n")
         let printed = try CLI.run(["--type", "u.age=integer", "--print-spec"])
         #expect(printed.stdout == #"{"fields":{"u.age":{"to":"u.age","missing":"omit","null":"null","type":"integer"}},"unmapped":"inPlace"}"# + "\n")
     }
