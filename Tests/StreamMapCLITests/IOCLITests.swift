@@ -100,6 +100,9 @@ struct IOCLITests {
             #expect(r.stderr.hasPrefix("Error: \(name): input file is output file ("), "\(r.stderr)")
         }
         #expect(CLI.read(file) == "{\"id\":1}\n")  // appended to: untouched
+        let infer = try CLI.shell("streammap infer '\(file)' >> '\(file)'; echo \"status $?\"")
+        #expect(infer.stdout == "status 64\n")
+        #expect(infer.stderr.hasPrefix("Error: \(file): input file is output file ("), "\(infer.stderr)")
     }
 
     @Test func anUnwritableOutputFailsBeforeReading() throws {
