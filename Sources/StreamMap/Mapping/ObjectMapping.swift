@@ -56,7 +56,8 @@ public struct ObjectMapping: Sendable {
         /// each field's result written in place at its source path — a field writes where it reads (one source,
         /// the same destination). A result that is absent removes the key; a key the input lacks (a default) is
         /// added at the end of its object. What one-liner checks and defaults (`--type`, `--require`,
-        /// `--default` on their own) map with: they never change the other keys.
+        /// `--default` on their own) map with: they never change the other keys. The stream engine copies such an
+        /// object as it streams and maps it whole only when a field changes it (`InPlaceSink`).
         case inPlace
 
         /// Passed through as they are, after the mapped fields.

@@ -514,6 +514,10 @@ struct StreamCompiler {
             sink.fatalElementsDropped = mutation == .fatalElementsDropped
             return sink
         case .object(let mapping):
+            if case .inPlace = mapping.unmapped,
+               let sink = InPlaceSink(mapper, mapping: mapping, compiler: self, keepFirstDuplicate: mutation == .duplicateKeysFirstWins) {
+                return sink
+            }
             if let sink = ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) { return sink }
             let whole = ValueSink(mapper)
             if case .inPlace = mapping.unmapped {
