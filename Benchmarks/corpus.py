@@ -4,8 +4,8 @@
     python3 Benchmarks/corpus.py OUT.ndjson [--size-mb 100] [--seed 20140831] [--seed-dir DIR]
                                  [--events-share 0.10] [--invalid-share 0.01]
 
-Records are derived from the seed files (shared/data/seed/tweets.ndjson and gh_events.ndjson, found by walking
-up from this file, or --seed-dir): tweet-like records (the ones specs/tweets.spec.json maps) and GitHub-event-like
+Records are derived from the seed files (the repository's Samples/seed/tweets.ndjson and gh_events.ndjson, or
+--seed-dir, or STREAMMAP_SEED_DIR): tweet-like records (the ones specs/tweets.spec.json maps) and GitHub-event-like
 records (which the tweet mapping rejects: a mixed firehose). Every value that matters for the mapping is
 re-randomised with a fixed seed: ids above 2^53 (tweet ids are ~5e17..1.9e18), Twitter dates with the right
 weekday, optional fields absent or null, floats (coordinates, scores, exponents), nested objects and arrays,
@@ -56,15 +56,11 @@ def find_seed_dir(explicit):
     env = os.environ.get("STREAMMAP_SEED_DIR")
     if env:
         return env
-    d = os.path.dirname(os.path.abspath(__file__))
-    while True:
-        cand = os.path.join(d, "shared", "data", "seed")
-        if os.path.exists(os.path.join(cand, "tweets.ndjson")):
-            return cand
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
+    # The repository's own sample records (Samples/seed/README.md): never anything outside the clone.
+    cand = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Samples", "seed")
+    if os.path.exists(os.path.join(cand, "tweets.ndjson")):
+        return cand
+    return None
 
 
 def load(path):

@@ -4,7 +4,7 @@
     python3 Benchmarks/where_filter.py --streammap .build/release/streammap [--size-mb 100] [--rounds 7]
                                        [--seed-dir DIR] [--keep DIR]
 
-The corpus is made at run time from the seed events (shared/data/seed/gh_events.ndjson, found as corpus.py finds
+The corpus is made at run time from the seed events (Samples/seed/gh_events.ndjson, found as corpus.py finds
 it): every record re-randomised by corpus.make_event (ids, dates, commit messages, push ids above 2^53), written
 compactly, one per line — no invalid lines, so that every tool keeps the same records. The tools, each run with
 its output to /dev/null after one untimed run whose output is checked:

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Writes the fuzz seed corpus (Fuzz/corpus/): small inputs in the fuzz target's format (see
 Sources/StreamMapTestSupport/EngineFuzzing.swift): an 8-byte seed, a mode byte, a piece byte, then records, one per
-line. Records come from Examples/ and the shared seed data (trimmed), plus malformed, hostile and deep ones.
+line. Records come from Examples/ and the sample records in Samples/seed/ (trimmed), plus malformed, hostile and deep ones.
 
-    python3 Fuzz/make-corpus.py [SEED_DATA_DIR]    # default /work/shared/data/seed (skipped when missing)
+    python3 Fuzz/make-corpus.py [SEED_DATA_DIR]    # default Samples/seed in this repository
 """
 import json, os, struct, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 out = os.path.join(root, 'Fuzz', 'corpus')
-seed_dir = sys.argv[1] if len(sys.argv) > 1 else '/work/shared/data/seed'
+seed_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, 'Samples', 'seed')
 os.makedirs(out, exist_ok=True)
 for f in os.listdir(out):
     os.remove(os.path.join(out, f))
@@ -46,22 +46,21 @@ put('people-person-spec', 0, 0x62, 3, lines('Examples/people.ndjson'))
 put('cats-spec', 1, 2, 7, lines('Examples/cats.ndjson'))
 put('events-spec', 2, 2, 1, lines('Examples/events.ndjson'))
 
-# The shared seed data, trimmed.
-if os.path.isdir(seed_dir):
-    with open(os.path.join(seed_dir, 'gh_events.ndjson'), encoding='utf-8') as f:
-        gh = [json.loads(l) for l in f.read().splitlines()[:6]]
-    put('gh-events-spec', 2, 2, 9, [line(trim(o)) for o in gh[:2]])
-    put('gh-events-keep', 3, 2, 4, [line(trim(o)) for o in gh[2:4]])
-    put('gh-events-generated', 0x1234, 0, 5, [line(trim(o)) for o in gh[4:5]])
-    with open(os.path.join(seed_dir, 'tweets.ndjson'), encoding='utf-8') as f:
-        tw = [json.loads(l) for l in f.read().splitlines()[:3]]
-    put('tweets-spec', 5, 2, 2, [line(trim(tw[0]))])
-    put('tweets-deepkeys', 6, 2, 8, [line(trim(tw[1]))])
-    put('tweets-identity', 4, 2, 11, [line(trim(tw[2]))])
-    with open(os.path.join(seed_dir, 'canada_points.json'), encoding='utf-8') as f:
-        canada = json.load(f)
-    put('canada-arrays', 7, 2, 6, [line(trim(canada))])
-    put('canada-generated-spec', 0xC0FFEE, 1, 13, [line(trim(canada))])
+# The sample records, trimmed.
+with open(os.path.join(seed_dir, 'gh_events.ndjson'), encoding='utf-8') as f:
+    gh = [json.loads(l) for l in f.read().splitlines()[:6]]
+put('gh-events-spec', 2, 2, 9, [line(trim(o)) for o in gh[:2]])
+put('gh-events-keep', 3, 2, 4, [line(trim(o)) for o in gh[2:4]])
+put('gh-events-generated', 0x1234, 0, 5, [line(trim(o)) for o in gh[4:5]])
+with open(os.path.join(seed_dir, 'tweets.ndjson'), encoding='utf-8') as f:
+    tw = [json.loads(l) for l in f.read().splitlines()[:3]]
+put('tweets-spec', 5, 2, 2, [line(trim(tw[0]))])
+put('tweets-deepkeys', 6, 2, 8, [line(trim(tw[1]))])
+put('tweets-identity', 4, 2, 11, [line(trim(tw[2]))])
+with open(os.path.join(seed_dir, 'canada_points.json'), encoding='utf-8') as f:
+    canada = json.load(f)
+put('canada-arrays', 7, 2, 6, [line(trim(canada))])
+put('canada-generated-spec', 0xC0FFEE, 1, 13, [line(trim(canada))])
 
 # Generated mappers with generated records (mode bit 2): values, spec files, reverses.
 for i, (seed, mode) in enumerate([(0x5EED, 0x04), (0xBADC0DE, 0x05), (0xFEED, 0x07), (0x1, 0x04), (0xABCDEF0123, 0x05), (0x77, 0x06)]):

@@ -36,8 +36,7 @@ for file in big bigtoken; do
   done
 done
 
-seed=../shared/data/seed/tweets.ndjson
-[ -f "$seed" ] || seed=/work/shared/data/seed/tweets.ndjson
+seed=Samples/seed/tweets.ndjson   # the repository's sample records (Samples/seed/README.md)
 cp "$seed" "$tmp/unit.ndjson"
 echo '{"fields":{"id":"id","user.screen_name":"user","text":"text","created_at":{"to":"createdAt","via":[{"stringToDate":"twitter"},{"dateToNumber":"ms"}]}}}' > "$tmp/tweet.json"
 for mb in 100 400 1000; do

@@ -13,8 +13,8 @@ import StreamMap
 
 // MARK: - Inputs (built once per benchmark process, never measured)
 
-/// The seed corpus: `shared/data/seed/{tweets,gh_events}.ndjson`, found by walking up from this file (from a
-/// checkout at /work/main that is /work/shared/data/seed), or `STREAMMAP_SEED_DIR`. Synthetic records otherwise.
+/// The seed corpus: the repository's `Samples/seed/{tweets,gh_events}.ndjson` (Samples/seed/README.md), or
+/// `STREAMMAP_SEED_DIR`. Synthetic records otherwise.
 enum Inputs {
     static let benchmarksDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
 
@@ -23,13 +23,8 @@ enum Inputs {
         if let env = ProcessInfo.processInfo.environment["STREAMMAP_SEED_DIR"], !env.isEmpty {
             return URL(fileURLWithPath: env)
         }
-        var dir = benchmarksDirectory
-        while dir.path != "/" && !dir.path.isEmpty {
-            let candidate = dir.appendingPathComponent("shared/data/seed")
-            if fm.fileExists(atPath: candidate.appendingPathComponent("tweets.ndjson").path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
+        let candidate = benchmarksDirectory.deletingLastPathComponent().appendingPathComponent("Samples/seed")
+        return fm.fileExists(atPath: candidate.appendingPathComponent("tweets.ndjson").path) ? candidate : nil
     }()
 
     static func lines(_ name: String) -> [[UInt8]]? {

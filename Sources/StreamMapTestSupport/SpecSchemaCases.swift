@@ -66,6 +66,7 @@ public enum SpecSchemaCases {
 
     public static let valid: [String] = [
         #"{"$schema":"../schema/streammap-spec.schema.json","streammap":1,"fields":{"a":"b"}}"#,
+        #"{"fields":{"u.age":{"to":"u.age","type":"integer","missing":"omit","null":"null"},"u.x":{"to":"u.x","default":1}},"unmapped":"inPlace"}"#,
         #"{"fields":[{"from":"a","to":"b","via":"string"},{"from":["x","y"],"to":"xy"}],"unmapped":{"keys":"camel","values":{"multiply":2},"collisions":"warn"}}"#,
         #"{"delimiter":"->","types":{"date":{"stringToDate":["iso8601",{"pattern":"dd/MM/yyyy"}],"timeZone":"+0530"}},"nullToEmpty":{"except":["a"]},"fields":{"a->b":{"to":"c","type":"date","missing":{"default":1},"null":"null","invalid":"omit"}}}"#,
         #"{"fields":{"a":[{"url":true,"schemes":["https"]},"b"],"u":{"to":"u","optional":true,"default":"x","reverseDefault":"y","via":{"uuidToString":false,"uppercase":true}}}}"#,

@@ -71,7 +71,7 @@ final class ByteRangeWindow {
         }
         let size = Int(st.st_size)
         guard range.end <= size else {
-            return .failure(ByteRangeError(message: "\(path): --byte-range \(range.start):\(range.end) ends past the end of the file (\(size) bytes)"))
+            return .failure(ByteRangeError(message: "\(path): --byte-range \(range.start):\(range.end) ends past the end of the file (\(size) byte\(size == 1 ? "" : "s"))"))
         }
         let from: Int, to: Int
         do {

@@ -47,7 +47,16 @@ struct InferCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() throws { try reportingUsageErrors(inferSpec) }
+
+    private func inferSpec() throws {
+        // `streammap infer f > f`: the shell emptied f before it could be sampled (as `map` and cat say).
+        if let output = FileIdentity.of(descriptor: 1) {
+            for path in inputs.isEmpty ? ["-"] : inputs
+            where (path == "-" ? FileIdentity.of(descriptor: 0) : FileIdentity.of(path: path)) == output {
+                throw ValidationError("\(path == "-" ? "<stdin>" : path): input file is output file (standard output writes to it)")
+            }
+        }
         let console = Console()
         defer { console.flush() }
         var sampler = RecordSampler(

@@ -15,6 +15,7 @@ struct MapCommand: ParsableCommand {
             streammap [OPTIONS] [FILE...]
             streammap check [SPEC] [OPTIONS]
             streammap explain [SPEC] [OPTIONS]
+            streammap infer [FILE...] [OPTIONS]
             """,
         discussion: """
             EXAMPLES
@@ -99,7 +100,7 @@ struct MapCommand: ParsableCommand {
     @Flag(help: "Print a JSON summary on standard error at the end: records in, out, rejected, warnings and errors by path and code, bytes, seconds, MB/s.")
     var stats = false
 
-    @Flag(help: "Report warnings (a default or fallback was used) on standard error too.")
+    @Flag(help: "Report each warning (a default or fallback was used) on standard error; without it, the warnings that dropped or replaced a value are counted in one line at the end.")
     var warnings = false
 
     @Flag(name: [.short, .long], help: "No per-record messages on standard error (the exit status and --stats still tell).")
@@ -157,21 +158,11 @@ struct MapCommand: ParsableCommand {
             throw ValidationError("--byte-range: \(paths[0]) is \(compression.rawValue)-compressed, and compressed data cannot be split at byte offsets (map the file whole, or decompress it first)")
         }
 
-        // Never truncate an input by writing over it.
-        let inputIDs = paths.compactMap(InputFile.identity)
-        for (flag, path) in [("-o", output), ("--rejects", rejects)] {
-            guard let path, let id = InputFile.identity(path) else { continue }
-            if inputIDs.contains(where: { $0 == id }) {
-                throw ValidationError("\(flag) \(path) is also an input; it would be overwritten before it is read")
-            }
-        }
-        if let output, let rejects, let a = InputFile.identity(output), let b = InputFile.identity(rejects), a == b {
-            throw ValidationError("-o and --rejects name the same file")
-        }
+        try refuseOverlappingFiles(inputs: paths)
 
         var out = FileOutput(fd: 1, name: "<stdout>")
         if let output {
-            switch FileOutput.create(output) {
+            switch FileOutput.createOrInherit(output) {
             case .success(let f): out = f
             case .failure(let e):
                 console.error("\(output): \(e.description)")
@@ -180,7 +171,7 @@ struct MapCommand: ParsableCommand {
         }
         var rejectsFile: RejectsFile?
         if let rejects {
-            switch FileOutput.create(rejects) {
+            switch FileOutput.createOrInherit(rejects) {
             case .success(let f):
                 rejectsFile = RejectsFile(file: f, format: RejectWriter(maximumRecordBytes: rejectsRecordBytes, redactRecord: redact))
             case .failure(let e):
@@ -241,9 +232,40 @@ struct MapCommand: ParsableCommand {
         if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
         let status = run.run(inputs: paths)
         let result = (status: status, stats: run.stats, signal: run.interruptingSignal)
+        // No value is dropped without a word: warnings that left a value out or replaced it, when not listed.
+        if !warnings && !quiet, let line = result.stats.valuesDroppedLine { console.error(line) }
         if stats, let window { console.line(window.statsLine) }
         if stats { console.line(result.stats.summary(exitStatus: result.status, interruptedBy: result.signal)) }
         if result.status != 0 { throw ExitCode(result.status) }
+    }
+}
+
+extension MapCommand {
+    /// Before anything is read or truncated: never write over an input (`-o`, `--rejects`, or standard output or
+    /// error redirected onto it: `streammap f > f` would map the file the shell has just emptied), and never open
+    /// one file for two outputs (`-o same --rejects same`: each open truncates it and one overwrites the other).
+    func refuseOverlappingFiles(inputs paths: [String]) throws {
+        // Standard output is an output when records go there; an input that is its file is refused anyway, as cat
+        // does (the shell emptied it before streammap started).
+        let standardOutput = OutputDestination(descriptor: 1)
+        var outputs = [OutputDestination(descriptor: 2)]
+        if let output { outputs.append(OutputDestination(flag: "-o", path: output)) } else { outputs.append(standardOutput) }
+        if let rejects { outputs.append(OutputDestination(flag: "--rejects", path: rejects)) }
+        for path in paths {
+            guard let input = path == "-" ? FileIdentity.of(descriptor: 0) : FileIdentity.of(path: path) else { continue }
+            for o in outputs + [standardOutput] where o.identity == input {
+                if o.descriptor != nil {
+                    let name = path == "-" ? "<stdin>" : path
+                    throw ValidationError("\(name): input file is output file (\(o.label) writes to it)")
+                }
+                throw ValidationError("\(o.label) is also an input; it would be overwritten before it is read")
+            }
+        }
+        for (i, a) in outputs.enumerated() {
+            for b in outputs[(i + 1)...] {
+                if let reason = OutputDestination.conflict(a, b) { throw ValidationError(reason) }
+            }
+        }
     }
 }
 

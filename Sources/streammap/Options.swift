@@ -13,7 +13,8 @@ struct SpecOptions: ParsableArguments {
     var fields: [String] = []
 
     @Option(help: ArgumentHelp("Rename keys the flags do not spell out (passed-through keys, nested ones too, and --field SRC without =DST): \(KeyStyle.specNames.joined(separator: ", ")).",
-                               valueName: "style"))
+                               valueName: "style"),
+            completion: .list(KeyStyle.specNames))
     var keyStyle: String?
 
     @Option(help: ArgumentHelp("When a key style gives two keys of one object the same name: fail (reject the record, naming both keys; the default) or warn (keep the later key's value, with a warning). Applies to --key-style and to the spec's \"unmapped\" key style.",

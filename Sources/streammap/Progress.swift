@@ -26,7 +26,7 @@ struct ProgressDisplay {
 
     static func line(_ stats: RunStats, totalBytes: Int?, elapsed: Double) -> String {
         let rate = elapsed > 0 ? Double(stats.bytesIn) / elapsed : 0
-        var text = "streammap: \(grouped(stats.recordsIn)) records"
+        var text = "streammap: \(grouped(stats.recordsIn)) record\(stats.recordsIn == 1 ? "" : "s")"
         if stats.recordsFiltered > 0 { text += " (\(grouped(stats.recordsFiltered)) filtered)" }
         if stats.recordsRejected > 0 { text += " (\(grouped(stats.recordsRejected)) rejected)" }
         text += ", \(size(stats.bytesIn))"

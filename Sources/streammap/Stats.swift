@@ -45,8 +45,13 @@ struct RunStats {
     private(set) var errorsByPath: [String: [String: Int]] = [:]
     static let maximumPaths = 1000
 
+    /// Warnings that left a value out or replaced it: all but `… found absent` (an absent value that a default or
+    /// `optional` stands in for drops nothing). Without `--warnings`, a count line tells.
+    var valuesDropped = 0
+
     mutating func noteWarnings(_ warnings: [MapError]) {
         self.warnings += warnings.count
+        for w in warnings where !(w.code == .required && w.message.hasSuffix("found absent")) { valuesDropped += 1 }
         guard collectsPaths else { return }
         for w in warnings { Self.count(Self.generalized(w.sourcePath), w.code.rawValue, in: &warningsByPath) }
     }
@@ -61,6 +66,13 @@ struct RunStats {
     private static func count(_ path: String, _ code: String, in table: inout [String: [String: Int]]) {
         let key = table[path] != nil || table.count < maximumPaths ? path : "(other paths)"
         table[key, default: [:]][code, default: 0] += 1
+    }
+
+    /// `3 values dropped or replaced, …` when a warning left a present value out or replaced it; nil otherwise.
+    var valuesDroppedLine: String? {
+        guard valuesDropped > 0 else { return nil }
+        let what = valuesDropped == 1 ? "1 value was" : "\(valuesDropped) values were"
+        return "\(what) dropped or replaced with a warning (a key collision, a default or fallback for a value that does not map): --warnings lists them"
     }
 
     static func generalized(_ path: JSONPath) -> String {

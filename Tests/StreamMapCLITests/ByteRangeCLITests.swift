@@ -98,6 +98,8 @@ struct ByteRangeCLITests {
         #expect(r.status == 3)
         #expect(r.stderr == "streammap: \(file): --byte-range 0:10 ends past the end of the file (9 bytes)\n")
         #expect(try CLI.run(["--byte-range", "0:9", file]).stdout == "{\"id\":1}\n")
+        let one = try CLI.temporaryFile("\n", name: "one.ndjson")
+        #expect(try CLI.run(["--byte-range", "0:2", one]).stderr == "streammap: \(one): --byte-range 0:2 ends past the end of the file (1 byte)\n")
     }
 
     @Test(arguments: [

@@ -22,7 +22,7 @@ struct CommandsCLITests {
         #expect(r.stderrLines == [
             "streammap: \(spec): /fields/age/via: unknown mapper \"integr\" (did you mean \"integer\"?)",
             "streammap: \(spec): /fields/b/type: unknown type \"strin\" (did you mean \"string\"?) (declare custom types under \"types\")",
-            "streammap: \(spec): /unmapped: expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found string \"kep\"",
+            "streammap: \(spec): /unmapped: expected \"drop\", \"keep\", \"inPlace\" or {\"keys\": STYLE, \"values\": MAPPER}, found string \"kep\"",
         ])
         #expect(r.status == 2)
     }
@@ -137,5 +137,23 @@ struct CommandsCLITests {
         #expect(r.stdout.contains("streammap"))
         #expect(r.stdout.contains("--key-style") || r.stdout.contains("key-style"))
         #expect(r.stdout.contains("explain"))
+    }
+
+    /// bash completes the values of `--key-style` (the spec's key style names), as it is called at a prompt.
+    @Test func bashCompletesKeyStyles() throws {
+        let script = try CLI.run(["--generate-completion-script", "bash"])
+        let file = try CLI.temporaryFile(script.stdout, name: "streammap.bash")
+        func complete(_ words: String...) throws -> [String] {
+            let r = try CLI.execute(URL(fileURLWithPath: "/bin/bash"), ["-c", """
+                source "$1"; shift
+                COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+                _streammap streammap "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                printf "%s\\n" "${COMPREPLY[@]}"
+                """, "_", file] + words, stdinData: Data(), directory: nil)
+            return r.stdoutLines.filter { !$0.isEmpty }
+        }
+        #expect(try complete("streammap", "map", "--key-style", "ca") == ["camel"])
+        #expect(try complete("streammap", "map", "--key-style", "hydrant.") == ["hydrant.snake", "hydrant.camel", "hydrant.upperCamel"])
+        #expect(try complete("streammap", "map", "--key-style", "").count == 10)
     }
 }

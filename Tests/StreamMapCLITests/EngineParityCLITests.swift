@@ -4,7 +4,8 @@ import Testing
 /// `streammap --spec FILE` streams by default; `--engine tree` prints the same bytes, diagnostics and status.
 @Suite("Engine parity (CLI)")
 struct EngineParityCLITests {
-    static let seeds = ReadmeExamplesTests.root.deletingLastPathComponent().appendingPathComponent("shared/data/seed")
+    /// The repository's sample records (Samples/seed/README.md), never anything outside the clone.
+    static let seeds = ReadmeExamplesTests.root.appendingPathComponent("Samples/seed")
 
     static let specs: [String] = [
         #"{"unmapped":"keep"}"#,

@@ -81,6 +81,37 @@ struct FlagsCLITests {
         #expect(r.status == 0)
     }
 
+    /// `--type`, `--require`, `--default` on their own keep every other key, nested ones too, in input order, in
+    /// both engines (they deleted `u.name` and moved `u` first); with `--field` a flag is a field like any other.
+    @Test(arguments: ["stream", "tree"])
+    func checksAndDefaultsAloneChangeNoOtherKey(_ engine: String) throws {
+        let record = #"{"id":1,"u":{"age":3,"name":"x"},"z":0}"# + "\n"
+        let typed = try CLI.run(["--engine", engine, "--type", "u.age=integer"], stdin: record)
+        #expect(typed.stdout == record)
+        #expect(typed.stderr == "")
+        let defaulted = try CLI.run(["--engine", engine, "--default", "u.x=1"], stdin: #"{"u":{"age":3,"name":"x"}}"# + "\n")
+        #expect(defaulted.stdout == #"{"u":{"age":3,"name":"x","x":1}}"# + "\n")
+        let input = #"{"b":{"c":null,"d":[1,{"e":"s"}]},"a":2}"# + "\n" + #"{"a":"x","b":5}"# + "\n" + #"{}"# + "\n"
+        let all = try CLI.run(["--engine", engine, "--require", "a", "--type", "b.d.1.e=string", "--default", "b.c=0"], stdin: input)
+        #expect(all.stdout == #"{"b":{"c":0,"d":[1,{"e":"s"}]},"a":2}"# + "\n")
+        #expect(all.stderrLines == [
+            "streammap: <stdin>:2: /b/c: cannot write to b.c: a value on the way is not an object",
+            "streammap: <stdin>:3: /a: value is required, found absent",
+        ])
+        // A check that fails rejects the record; nothing else is touched.
+        let failing = try CLI.run(["--engine", engine, "--type", "u.age=string"], stdin: record)
+        #expect(failing.stderr == "streammap: <stdin>:1: /u/age: expected string, found integer 3\n")
+        // With --field, the flags are fields: fields first, then the kept keys; a nested path consumes its key.
+        let withField = try CLI.run(["--engine", engine, "--field", "id", "--type", "u.age=integer", "--keep-unmapped"], stdin: record)
+        #expect(withField.stdout == #"{"id":1,"u":{"age":3},"z":0}"# + "\n")
+        // With --key-style: checked in place on the input's paths, then the whole record renamed.
+        let styled = try CLI.run(["--engine", engine, "--key-style", "camel", "--type", "u_x.the_age=integer", "--default", "u_x.new_key=1"],
+                                 stdin: #"{"user_id":1,"u_x":{"the_age":3,"the_name":"x"},"z":0}"# + "\n")
+        #expect(styled.stdout == #"{"userId":1,"uX":{"theAge":3,"theName":"x","newKey":1},"z":0}"# + "\n")
+        let printed = try CLI.run(["--type", "u.age=integer", "--print-spec"])
+        #expect(printed.stdout == #"{"fields":{"u.age":{"to":"u.age","missing":"omit","null":"null","type":"integer"}},"unmapped":"inPlace"}"# + "\n")
+    }
+
     @Test func keepAndDropUnmapped() throws {
         let input = "{\"x\":1,\"id\":2,\"y\":{\"z\":3}}\n"
         let keep = try CLI.run(["--field", "id", "--keep-unmapped"], stdin: input)

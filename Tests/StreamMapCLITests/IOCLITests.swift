@@ -26,6 +26,85 @@ struct IOCLITests {
         #expect(CLI.read(input) == "{\"id\":1}\n")
     }
 
+    /// Two outputs that are one file — the same name, another spelling of it, a link to it (existing or not), or
+    /// standard output or error redirected there — are refused before anything is read or created: opened twice,
+    /// one would overwrite the other (the mapped records were lost to the rejects).
+    @Test func oneFileForTwoOutputsIsRefused() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = dir.appendingPathComponent("r.ndjson").path
+        try Data("{\"id\":1}\n{\"id\":\"x\"}\n{\"id\":3}\n".utf8).write(to: URL(fileURLWithPath: input))
+        let same = dir.appendingPathComponent("same.txt").path
+        let link = dir.appendingPathComponent("link.txt").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "same.txt")  // dangling
+        let spellings: [(String, String)] = [(same, same), (same, link), (same, dir.path + "/./sub/../same.txt")]
+        try FileManager.default.createDirectory(atPath: dir.path + "/sub", withIntermediateDirectories: true)
+        for (o, rejects) in spellings {
+            let r = try CLI.run(["--type", "id=integer", "-o", o, "--rejects", rejects, input])
+            #expect(r.status == 64, "\(o) \(rejects)")
+            #expect(r.stderr.hasPrefix("Error: -o \(o) and --rejects \(rejects) are the same file: one would overwrite the other"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: same))  // nothing created
+        }
+        // An existing file, and one that standard output or standard error already writes to.
+        try Data("keep\n".utf8).write(to: URL(fileURLWithPath: same))
+        let existing = try CLI.run(["--type", "id=integer", "-o", same, "--rejects", link, input])
+        #expect(existing.status == 64)
+        #expect(CLI.read(same) == "keep\n")
+        let other = dir.appendingPathComponent("other.txt").path
+        for redirect in ["> '\(same)'", "2> '\(same)'"] {
+            let r = try CLI.shell("streammap --type id=integer --rejects '\(same)' '\(input)' \(redirect); echo \"status $?\"")
+            #expect(r.stdout == "status 64\n", "\(redirect): \(r.stdout)")
+        }
+        let messages = try CLI.shell("streammap --type id=integer -o '\(other)' '\(input)' 2> '\(other)'; echo \"status $?\"")
+        #expect(messages.stdout == "status 64\n")
+        #expect(CLI.read(other).hasPrefix("Error: standard error and -o \(other) are the same file"), "\(CLI.read(other))")
+        // Standard output is not an output when -o is given: `-o f > f` loses nothing.
+        let unused = try CLI.shell("streammap --type id=integer -o '\(other)' '\(input)' > '\(other)' 2>/dev/null; echo \"status $?\"")
+        #expect(unused.stdout == "status 1\n")
+        #expect(CLI.read(other) == "{\"id\":1}\n{\"id\":3}\n")
+    }
+
+    /// `/dev/stdout` and `/dev/stderr` are written through the inherited descriptor, never reopened: records and
+    /// rejects sent there together interleave whole lines, on a pipe and on a file (which is not truncated).
+    @Test(arguments: [[], ["--jobs", "2"], ["--engine", "tree"]])
+    func recordsAndRejectsOnOneDescriptorInterleaveWholeLines(_ arguments: [String]) throws {
+        var lines: [String] = []
+        for i in 0..<20_000 { lines.append(i % 3 == 0 ? #"{"id":"x\#(i)","pad":"\#(String(repeating: "p", count: i % 50))"}"# : #"{"id":\#(i)}"#) }
+        let input = try CLI.temporaryFile(lines.joined(separator: "\n") + "\n", name: "many.ndjson")
+        let piped = try CLI.run(["--type", "id=integer", "-o", "/dev/stdout", "--rejects", "/dev/stdout"] + arguments + [input])
+        #expect(piped.status == 1)
+        #expect(piped.stdoutLines.count == 20_000)
+        #expect(piped.stdoutLines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+        #expect(piped.stdoutLines.filter { $0.hasPrefix(#"{"input":"#) }.count == 6667)
+
+        let file = try CLI.temporaryDirectory().appendingPathComponent("both.txt").path
+        try Data("first line\n".utf8).write(to: URL(fileURLWithPath: file))
+        let joined = arguments.joined(separator: " ")
+        let r = try CLI.shell("echo kept >> '\(file)'; streammap --type id=integer -o /dev/stdout --rejects /dev/stdout \(joined) '\(input)' >> '\(file)' 2>/dev/null; echo \"status $?\"")
+        #expect(r.stdout == "status 1\n")
+        let written = CLI.read(file).split(separator: "\n").map(String.init)
+        #expect(written.prefix(2) == ["first line", "kept"])
+        #expect(written.count == 20_002)
+        #expect(written.dropFirst(2).allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+    }
+
+    /// `streammap f > f`: the shell empties `f` before streammap starts, so mapping it would silently write
+    /// nothing; like cat, "input file is output file" — for a named input, standard input and `>>` too.
+    @Test func anInputThatStandardOutputWritesToIsRefused() throws {
+        let dir = try CLI.temporaryDirectory()
+        let file = dir.appendingPathComponent("f.ndjson").path
+        for (command, name) in [("streammap '\(file)' > '\(file)'", file), ("streammap < '\(file)' >> '\(file)'", "<stdin>"),
+                                ("streammap --field id '\(file)' -o /dev/stdout >> '\(file)'", file)] {
+            try Data("{\"id\":1}\n".utf8).write(to: URL(fileURLWithPath: file))
+            let r = try CLI.shell(command + "; echo \"status $?\"")
+            #expect(r.stdout == "status 64\n", "\(command)")
+            #expect(r.stderr.hasPrefix("Error: \(name): input file is output file ("), "\(r.stderr)")
+        }
+        #expect(CLI.read(file) == "{\"id\":1}\n")  // appended to: untouched
+        let infer = try CLI.shell("streammap infer '\(file)' >> '\(file)'; echo \"status $?\"")
+        #expect(infer.stdout == "status 64\n")
+        #expect(infer.stderr.hasPrefix("Error: \(file): input file is output file ("), "\(infer.stderr)")
+    }
+
     @Test func anUnwritableOutputFailsBeforeReading() throws {
         let r = try CLI.run(["-o", "/nonexistent/dir/out.ndjson"], stdin: "{}\n")
         #expect(r.stderr == "streammap: /nonexistent/dir/out.ndjson: No such file or directory\n")

@@ -40,10 +40,12 @@ struct StatsProgressCLITests {
     @Test func statsComeAfterTheMessages() throws {
         let spec = try CLI.temporaryFile(Self.spec)
         let r = try CLI.run(["--spec", spec, "--stats"], stdin: Self.input)
-        #expect(r.stderrLines.count == 3)
+        #expect(r.stderrLines.count == 4)
         #expect(r.stderrLines[0] == "streammap: <stdin>:2: /id: expected integer, found string \"two\"")
         #expect(r.stderrLines[1] == "streammap: <stdin>:5: invalid JSON: lexical error: invalid string in json text.")
-        #expect(r.stderrLines[2].hasPrefix("{\"recordsIn\":5,"))
+        // The warnings that dropped or replaced a value (the absent /home that a default stands in for is not one).
+        #expect(r.stderrLines[2].hasPrefix("streammap: 4 values were dropped or replaced with a warning"))
+        #expect(r.stderrLines[3].hasPrefix("{\"recordsIn\":5,"))
     }
 
     /// Writes `count` records into a pipe over about `seconds`, so that the progress line has time to draw.
@@ -79,6 +81,16 @@ struct StatsProgressCLITests {
         #expect(r.stderr.contains(" MB/s"))
         #expect(r.stderr.hasSuffix("\r\u{1B}[K"))
         #expect(!r.stderr.contains("ETA"))  // a pipe has no known size
+    }
+
+    /// Counts agree with their nouns: "1 record", "2 records" (the help's usage lists every subcommand too).
+    @Test func oneRecordIsOneRecord() throws {
+        let one = try CLI.temporaryFile("{\"n\":1}\n", name: "one.ndjson")
+        let r = try CLI.run(["--progress", "--progress-interval", "0", one])
+        #expect(r.stderr.contains("streammap: 1 record, "), "\(r.stderr)")
+        #expect(!r.stderr.contains(" 1 records"))
+        let help = try CLI.run(["--help"])
+        #expect(help.stdout.contains("       streammap infer [FILE...] [OPTIONS]\n"))
     }
 
     @Test func progressIsOffWhenStandardErrorIsNotATerminal() throws {

@@ -8,6 +8,7 @@ import Testing
         Usage: streammap [OPTIONS] [FILE...]
                streammap check [SPEC] [OPTIONS]
                streammap explain [SPEC] [OPTIONS]
+               streammap infer [FILE...] [OPTIONS]
           See 'streammap map --help' for more information.
 
         """

@@ -22,6 +22,25 @@ struct DocumentedExamplesTests {
         }}
         """#
 
+    /// docs/semantics.md's reverse law for dates: the instant comes back, written in the first format, in UTC —
+    /// not the text that was read.
+    @Test func aReversedDateKeepsTheInstantNotTheText() throws {
+        let cases: [(spec: String, input: String, back: String)] = [
+            (#"{"fields":{"d":{"to":"d","via":{"stringToDate":"twitter"}}}}"#, "Sun Aug 31 02:29:15 +0200 2014", "Sun Aug 31 00:29:15 +0000 2014"),
+            (#"{"fields":{"d":{"to":"d","via":{"stringToDate":"iso8601"}}}}"#, "2014-08-31T02:29:15.500+02:00", "2014-08-31T00:29:15.5Z"),
+            (#"{"fields":{"d":{"to":"d","via":{"stringToDate":"iso8601"}}}}"#, "2014-08-31", "2014-08-31T00:00:00Z"),
+        ]
+        for c in cases {
+            let spec = try Spec(json: c.spec)
+            let mapped = spec.mapper.map(.object(JSONObject([("d", .string(c.input))])))
+            #expect(mapped.errors.isEmpty)
+            let back = try spec.reversed().map(mapped.value!)
+            #expect(back.value == .object(JSONObject([("d", .string(c.back))])), "\(c.input)")
+            // The same instant: mapping the text that came back gives the same canonical date.
+            #expect(spec.mapper.map(back.value!).value == mapped.value)
+        }
+    }
+
     @Test func hydrantPersonMapsAndReversesToTheInput() throws {
         let spec = try Spec(json: Self.personSpec)
         let input = try JSONParser.parse(Self.john)

@@ -48,6 +48,33 @@ struct FeedExampleTests {
         #expect(names == ["Cy", "Di"])
     }
 
+    /// docs/library.md's members table, member by member, and `feed(_: String)`: text split anywhere maps as its
+    /// bytes would.
+    @Test func theMembersTableAndTextFeeds() throws {
+        let spec = try Spec(json: #"{"fields":{"id":"id","age":{"to":"age","type":"integer"},"home":{"to":"home","via":"url","optional":true}}}"#)
+        let feed = MappingFeed(mapper: spec.mapper)
+        var results = feed.feed("{\"id\":1,\"age\":36,\"home\":\"x\"}\n{\"id\":2,\"a")
+        results += feed.feed("ge\":\"x\"}\n")
+        results += feed.finish()
+        guard results.count == 2, case .mapped(let mapped) = results[0], case .rejected(let rejected) = results[1] else {
+            Issue.record("\(results)")
+            return
+        }
+        #expect(mapped.location == RecordLocation(line: 1, byteOffset: 0))
+        #expect(mapped.text == #"{"id":1,"age":36}"# && mapped.bytes == Array(mapped.text.utf8))
+        #expect(try mapped.value() == ["id": 1, "age": 36])
+        #expect(mapped.warnings.map(\.description) == [#"/home: warning: string "x" is not an absolute URL"#])
+        #expect(mapped.description.hasPrefix(#"line 1, byte 0: {"id":1,"age":36}"#))
+        #expect(rejected.location == RecordLocation(line: 2, byteOffset: 29))
+        #expect(rejected.text == #"{"id":2,"age":"x"}"# && rejected.raw == Array(rejected.text.utf8))
+        #expect(rejected.description == #"line 2, byte 29: rejected: /age: expected integer, found string "x""#)
+        let error = try #require(rejected.failure.fatalErrors.first)
+        #expect(error.code == .type && error.code.hydrantCode == 2 && error.isFatal)
+        #expect(error.sourcePath.pointer == "/age" && error.destinationPath.pointer == "/age")
+        #expect(error.message == #"expected integer, found string "x""# && error.description == "/age: " + error.message)
+        #expect(rejected.failure.warnings.map(\.message) == ["value is required, found absent"])  // the optional home
+    }
+
     /// Copies of a stream engine never share per-record state (copy on write of the compiled plan).
     @Test func copiesOfAStreamEngineAreIndependent() throws {
         let mapper = try Spec(json: #"{"fields":{"a":"x","b":{"to":"y","via":{"arrayOf":"integer"}}}}"#).mapper

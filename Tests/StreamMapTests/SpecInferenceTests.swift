@@ -82,21 +82,17 @@ struct SpecInferenceTests {
 
     // MARK: Seed data
 
-    /// `../shared/data/seed/NAME` beside the repository (the product's sample data; not copied into the repository).
-    static func seed(_ name: String) -> [[UInt8]]? {
+    /// `Samples/seed/NAME` in the repository (real sample records: Samples/seed/README.md).
+    static func seed(_ name: String) throws -> [[UInt8]] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let url = root.deletingLastPathComponent().appendingPathComponent("shared/data/seed/\(name)")
-        guard let data = try? Data(contentsOf: url) else { return nil }
+        let data = try Data(contentsOf: root.appendingPathComponent("Samples/seed/\(name)"))
         return data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
     }
 
     @Test("GitHub events: types, enums, dates, URLs, optional paths; maps and reverses every event")
     func githubEvents() throws {
-        guard let records = Self.seed("gh_events.ndjson") else {
-            print("skipped: ../shared/data/seed/gh_events.ndjson is absent")
-            return
-        }
+        let records = try Self.seed("gh_events.ndjson")
         let inference = Self.infer(records)
         #expect(Self.problems(inference, records: records) == [])
         let fields = try #require(inference.document["fields"]?.objectValue)
@@ -118,10 +114,7 @@ struct SpecInferenceTests {
         "Tweets: Twitter dates, nested users, null-or-integer ids; camelCase destinations; maps and reverses every tweet"
     )
     func tweets() throws {
-        guard let records = Self.seed("tweets.ndjson") else {
-            print("skipped: ../shared/data/seed/tweets.ndjson is absent")
-            return
-        }
+        let records = try Self.seed("tweets.ndjson")
         let inference = Self.infer(records, keyStyle: .foundationCamel)
         #expect(Self.problems(inference, records: records) == [])
         let fields = try #require(inference.document["fields"]?.objectValue)

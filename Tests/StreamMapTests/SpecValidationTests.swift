@@ -80,6 +80,24 @@ struct SpecValidationTests {
         #expect(found.count == 3, "\(found)")
     }
 
+    /// Every problem of one field, each with its pointer and hint — not just the first — and a broken field still
+    /// counts for the destinations another field repeats.
+    @Test func everyProblemOfAFieldIsReported() {
+        #expect(issues(#"{"fields":{"a":{"to":"a","via":"strng","type":"intger"}}}"#) == [
+            #"/fields/a/via: unknown mapper "strng" (did you mean "string"?)"#,
+            #"/fields/a/type: unknown type "intger" (did you mean "integer"?) (declare custom types under "types")"#,
+        ])
+        #expect(issues(#"{"fields":{"a":{"to":"x","via":"strng"},"b":"x"}}"#) == [
+            #"/fields/a/via: unknown mapper "strng" (did you mean "string"?)"#,
+            #"/fields: destination "x" overlaps destination "x""#,
+        ])
+        #expect(issues(#"{"fields":{"c":{"to":7,"via":"nope","optional":"yes"}}}"#).count == 3)
+        #expect(issues(#"{"fields":{"d":["strng",5]}}"#) == [
+            #"/fields/d/0: unknown mapper "strng" (did you mean "string"?)"#,
+            #"/fields/d/1: expected the destination key path, found integer 5"#,
+        ])
+    }
+
     /// "Did you mean": a typo (at most 2 edits, or a third of the word), else a name the word begins (3 letters or
     /// more), as people coming from Miller or Python write `int`, `bool`, `str`.
     @Test(arguments: [

@@ -132,6 +132,14 @@ struct ISO8601Tests {
         ("2014-08-31T00:29:15.1Z", ts(sunday20140831, 100_000_000)),
         ("2014-08-31T00:29:15.123456789Z", ts(sunday20140831, 123_456_789)),
         ("2014-08-31T00:29:15.000000001Z", ts(sunday20140831, 1)),
+        // Any fraction length, exact to the nanosecond: digits after the 9th are 0.
+        ("2014-08-31T00:29:15.1234567890Z", ts(sunday20140831, 123_456_789)),
+        ("2014-08-31T00:29:15.123456789000Z", ts(sunday20140831, 123_456_789)),
+        ("2014-08-31T00:29:15.10000000000000000000+01:00", ts(sunday20140831 - 3600, 100_000_000)),
+        // A calendar date alone: midnight UTC.
+        ("2014-08-31", ts(sunday20140831 - 1755)),
+        ("1969-12-31", ts(-86_400)),
+        ("2016-02-29", ts(1_456_704_000)),
         ("2014-08-31T00:29:15.5+02:00", ts(sunday20140831 - 7200, 500_000_000)),
         ("2014-08-31T00:29:15-0530", ts(sunday20140831 + 19_800)),
         ("2014-08-31T00:29:15-05:30", ts(sunday20140831 + 19_800)),
@@ -156,7 +164,8 @@ struct ISO8601Tests {
 
     @Test(arguments: [
         "", "2014-02-30T00:00:00Z", "2014-13-01T00:00:00Z", "2014-00-01T00:00:00Z", "2014-08-00T00:00:00Z",
-        "2014-08-31T00:29:15", "2014-08-31T00:29:15.1234567890Z", "2014-08-31T00:29:15Zjunk",
+        "2014-08-31T00:29:15", "2014-08-31T00:29:15.1234567891Z", "2014-08-31T00:29:15Zjunk",
+        "2014-08-31T00:29:15.0000000000001Z", "2014-08-31T", "2014-08-31Z", "2014-08-31 ", "2015-02-29", "2014-8-31",
         "2014-08-31T00:29:15Z ", " 2014-08-31T00:29:15Z", "2014-08-31T24:00:00Z", "2014-08-31T00:60:00Z",
         "2014-08-31T00:29:60Z", "2014-08-31T00:29:15.Z", "2014-08-31T00:29:15+2:00", "2014-08-31T00:29:15+02:0",
         "2014-08-31T00:29:15+24:00", "2014-08-31T00:29:15+02:60", "2014-08-31X00:29:15Z", "14-08-31T00:29:15Z",
@@ -165,6 +174,31 @@ struct ISO8601Tests {
     ])
     func rejectsInvalid(text: String) {
         #expect(NamedDateFormat.iso8601.parse(text) == nil)
+    }
+
+    /// A date alone is ISO 8601's, not RFC 3339's (whose formats keep their exact shape).
+    @Test func aDateAloneIsOnlyISO8601() {
+        #expect(NamedDateFormat.rfc3339.parse("2014-08-31") == nil)
+        #expect(NamedDateFormat.rfc3339Milliseconds.parse("2014-08-31") == nil)
+        #expect(NamedDateFormat.rfc3339.parse("2014-08-31T00:29:15.1234567890Z") == nil)
+    }
+
+    /// A fraction finer than a nanosecond, and an epoch number with a part finer than one, each get a message of
+    /// their own (not "not a date", not "out of range"); a number that is out of range still says so.
+    @Test func finerThanANanosecondHasItsOwnMessage() {
+        let date = Mapper.stringToDate(.iso8601).map(.string("2014-08-31T00:29:15.1234567891Z"))
+        #expect(date.errors.map(\.message) == [#"string "2014-08-31T00:29:15.1234567891Z" has a fraction of a second finer than a nanosecond (digits other than 0 after the 9th), which a date cannot keep exactly"#])
+        let either = Mapper.stringToDate(.twitter, .iso8601).map(.string("2014-08-31T00:29:15.0000000000001+01:00"))
+        #expect(either.errors.first?.message.contains("finer than a nanosecond") == true)
+        let notADate = Mapper.stringToDate(.iso8601).map(.string("2014-08-31T00:29:15.1234567891"))
+        #expect(notADate.errors.map(\.message) == [#"string "2014-08-31T00:29:15.1234567891" is not a date in format iso8601"#])
+        let number = Mapper.numberToDate(.seconds).map(.number(JSONNumber(unchecked: "1.0000000001")))
+        #expect(number.errors.map(\.message) == ["number 1.0000000001 has a part finer than a nanosecond (in s since 1970), which a date cannot keep exactly"])
+        let exact = Mapper.numberToDate(.milliseconds).map(.number(JSONNumber(unchecked: "1.000001")))
+        #expect(exact.value == .string("1970-01-01T00:00:00.001000001Z"))
+        let far = Mapper.numberToDate(.seconds).map(.number(JSONNumber(unchecked: "1e30")))
+        #expect(far.errors.map(\.message) == ["number 1e30 is not a time in s since 1970 within years 0-9999"])
+        #expect(Mapper.stringToDate(.iso8601).map(.string("2014-08-31")).value == .string("2014-08-31T00:00:00Z"))
     }
 
     @Test func parsesSubstrings() {

@@ -146,6 +146,7 @@ extension ObjectMapping {
     func map(_ source: JSONValue?) -> MapResult {
         guard let source else { return .success(nil) }
         guard case .object(let object) = source else { return .failure(.typeMismatch(expected: "object", found: source)) }
+        if case .inPlace = unmapped { return mapInPlace(object) }
         var builder = ObjectBuilder()
         var errors: [MapError] = []
         for field in fields {
@@ -167,6 +168,73 @@ extension ObjectMapping {
             passThrough(object, style: style, values: values, collisions: collisions, into: &builder, errors: &errors)
         }
         return errors.contains(where: \.isFatal) ? .failure(errors) : .success(.object(builder.object), warnings: errors)
+    }
+
+    /// `unmapped: .inPlace`: the input object with each field's result written at its source path, in field order
+    /// (errors in field order, as `map` gives them).
+    private func mapInPlace(_ object: JSONObject) -> MapResult {
+        var out = JSONValue.object(object)
+        var errors: [MapError] = []
+        for field in fields {
+            let (input, sourcePaths, focus) = field.read(from: .object(object))
+            let r = field.mapper.map(input)
+            let destinationPaths = field.destinations.map(\.destinationPath)
+            errors += r.errors.map { e in
+                var e = e
+                e.sourcePath = Self.attach(e.sourcePath, to: sourcePaths, focus: focus)
+                e.destinationPath = Self.attach(e.destinationPath, to: destinationPaths)
+                return e
+            }
+            guard !r.isFatal else { continue }
+            let path = field.destinations[0]
+            if !Self.replace(path.steps[...], with: r.value, in: &out) {
+                errors.append(MapError(.write, "cannot write to \(path): a value on the way is not an object",
+                                       sourcePath: sourcePaths[0], destinationPath: path.destinationPath))
+            }
+        }
+        return errors.contains(where: \.isFatal) ? .failure(errors) : .success(out, warnings: errors)
+    }
+
+    /// Writes `value` at `steps` inside `container` in place (nil removes what is there): an object member is
+    /// replaced where it is or appended, an array element (a canonical index within the array) replaced; objects
+    /// missing on the way are added. False when a scalar or null is on the way, or an index is out of range.
+    static func replace(_ steps: ArraySlice<String>, with value: JSONValue?, in container: inout JSONValue) -> Bool {
+        guard let step = steps.first else { return false }
+        let rest = steps.dropFirst()
+        switch container {
+        case .object(var o):
+            container = .null  // `o` uniquely owned while it changes
+            defer { container = .object(o) }
+            if rest.isEmpty {
+                o[step] = value
+                return true
+            }
+            guard var child = o[step] else {
+                guard let value else { return true }  // nothing to remove
+                var made = JSONValue.object(JSONObject())
+                guard replace(rest, with: value, in: &made) else { return false }
+                o[step] = made
+                return true
+            }
+            o[step] = .null
+            defer { o[step] = child }
+            return replace(rest, with: value, in: &child)
+        case .array(var a):
+            guard let i = KeyPath.arrayIndex(step), i < a.count else { return value == nil }
+            container = .null
+            defer { container = .array(a) }
+            if rest.isEmpty {
+                guard let value else { return true }  // an element stays: arrays keep their indexes
+                a[i] = value
+                return true
+            }
+            var child = a[i]
+            a[i] = .null
+            defer { a[i] = child }
+            return replace(rest, with: value, in: &child)
+        default:
+            return value == nil
+        }
     }
 
     /// The keys no field reads, in input order. Per key: a key whose output name a field's destination takes is

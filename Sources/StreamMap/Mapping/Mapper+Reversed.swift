@@ -51,6 +51,8 @@ extension ObjectMapping {
         switch unmapped {
         case .drop:
             return ObjectMapping(fields: out, unmapped: .drop)
+        case .inPlace:
+            return ObjectMapping(fields: out, unmapped: .inPlace)
         case .keep(let style, let values, let collisions):
             var backStyle: KeyStyle? = nil
             if let style {

@@ -52,6 +52,13 @@ public struct ObjectMapping: Sendable {
         /// mapped destination is left out with a warning: mapped fields win. Two keys that the style gives one
         /// name collide (`collisions`: an error, or a warning with the later value kept at the earlier place).
         case keep(keyStyle: KeyStyle?, values: Mapper?, collisions: KeyCollisions = .fail)
+        /// Kept where they are: the output is the input object, every key (nested ones too) in input order, with
+        /// each field's result written in place at its source path — a field writes where it reads (one source,
+        /// the same destination). A result that is absent removes the key; a key the input lacks (a default) is
+        /// added at the end of its object. What one-liner checks and defaults (`--type`, `--require`,
+        /// `--default` on their own) map with: they never change the other keys. The stream engine copies such an
+        /// object as it streams and maps it whole only when a field changes it (`InPlaceSink`).
+        case inPlace
 
         /// Passed through as they are, after the mapped fields.
         public static let keep = Unmapped.keep(keyStyle: nil, values: nil)

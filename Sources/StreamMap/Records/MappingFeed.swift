@@ -158,6 +158,14 @@ public final class MappingFeed<Engine: RecordEngine> {
         return Array(chunk).withUnsafeBytes { feed($0) }
     }
 
+    /// Feeds the next chunk as text, its UTF-8 bytes (`feed("{\"id\":1}\n")`); returns the records it completed. A
+    /// record may be split anywhere between two calls, as with bytes. Feeding after `finish()` is a precondition
+    /// failure.
+    public func feed(_ text: String) -> [RecordResult] {
+        var text = text
+        return text.withUTF8 { feed(UnsafeRawBufferPointer($0)) }
+    }
+
     /// Ends the input; returns the records it completed (a last record without its terminator). Call it once.
     public func finish() -> [RecordResult] {
         precondition(!finished, "MappingFeed.finish called twice")

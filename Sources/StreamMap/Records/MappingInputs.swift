@@ -50,7 +50,7 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public var bytesRead: Int
 
     public var description: String {
-        "\(input): \(String(cString: strerror(code)))" + (bytesRead > 0 ? " (after \(bytesRead) bytes)" : "")
+        "\(input): \(String(cString: strerror(code)))" + (bytesRead > 0 ? " (after \(bytesRead) byte\(bytesRead == 1 ? "" : "s"))" : "")
     }
 }
 

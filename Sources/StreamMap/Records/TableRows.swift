@@ -68,6 +68,10 @@ public struct TableLayout: Sendable, Equatable {
                     self = .open("unmapped keys are passed through (\"unmapped\": \"keep\")")
                     return
                 }
+                if case .inPlace = o.unmapped {
+                    self = .open("the records are kept as they come, checked in place (\"unmapped\": \"inPlace\")")
+                    return
+                }
                 self = .fields(o.fields.flatMap { f -> [Field] in
                     // One-to-many: each destination takes one element of an array, whatever it holds.
                     f.destinations.count == 1 ? [Field(path: f.destinations[0].steps, shape: Shape(of: f.mapper))]

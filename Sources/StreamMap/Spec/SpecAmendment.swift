@@ -11,6 +11,10 @@
 ///   added by `--require`, `--type`, `--default`), the keys nested in their values, and passed-through keys with
 ///   their nested keys. Destinations in the spec file are kept.
 /// - `--key-collisions` sets `"collisions"` on the key styles `--key-style` adds, or on the spec's `unmapped` style.
+/// - `--require`, `--type`, `--default` on their own (no spec, no `--field`, no `--drop-unmapped`) check in place
+///   (`"unmapped": "inPlace"`): every other key of the record stays, nested ones too, in input order; a default for
+///   an absent key is added at the end of its object. With `--key-style`, the whole record is then renamed (a
+///   `mapper`: the in-place object, then `keys`).
 /// - Unmapped keys: `--keep-unmapped` / `--drop-unmapped`; otherwise the spec's setting; without a spec, dropped
 ///   when `--field` is given, else kept (so `streammap --require id` validates and passes everything through).
 /// - `--where` sets the document's `where` (replacing the spec's), with a whole-record `mapper` too; alone, without
@@ -91,12 +95,17 @@ public struct SpecAmendment: Sendable {
             guard let style else { return path }
             return KeyPath(path, delimiter: delimiter).steps.map(style.apply).joined(separator: delimiter)
         }
+        // Checks and defaults on their own (no spec, no --field, no --drop-unmapped): the record as it comes, every
+        // key where it is, nested ones too, with the checked values in place and defaults added; a key style then
+        // renames the whole record.
+        let inPlace = base == nil && fields.isEmpty && unmapped != .drop
+
         /// The field reading `source`, added (in flag form) when the spec has none.
         func ensure(_ source: String) -> Int {
             if let i = table.index(of: source) { return i }
             var f = JSONObject()
-            f["to"] = .string(styled(source))
-            if let styledValue { f["via"] = styledValue }
+            f["to"] = .string(inPlace ? source : styled(source))
+            if !inPlace, let styledValue { f["via"] = styledValue }
             f["missing"] = .string("omit")
             f["null"] = .string("null")
             return table.append(source, f, addedByFlag: true)
@@ -137,6 +146,17 @@ public struct SpecAmendment: Sendable {
             table[i]["default"] = value
         }
         if !table.entries.isEmpty { doc["fields"] = table.document }
+
+        if inPlace {
+            guard let styledValue else {
+                doc["unmapped"] = .string("inPlace")
+                return .object(doc)
+            }
+            let checks = JSONObject([("fields", doc["fields"] ?? .object(JSONObject())), ("unmapped", .string("inPlace"))])
+            doc["fields"] = nil
+            doc["mapper"] = .array([.object(JSONObject([("object", .object(checks))])), styledValue])
+            return .object(doc)
+        }
 
         // Unmapped keys.
         let keep: Bool

@@ -148,6 +148,12 @@ struct SpecCompiler {
         }
         checkDestinations(fields, at: pointer)
         let unmapped = compileUnmapped(o["unmapped"], at: pointer.appending("/unmapped"), scope: scope)
+        if case .inPlace = unmapped {
+            for f in fields where f.sources.count != 1 || f.destinations.count != 1 || f.sources[0].steps != f.destinations[0].steps {
+                let source = f.sources.map(\.description).joined(separator: ", ")
+                issue(pointer.appending("/unmapped"), "\"inPlace\" writes each field where it reads: the field of \(source) must have one source and the same destination")
+            }
+        }
         return ObjectMapping(fields: fields, unmapped: unmapped)
     }
 
@@ -173,13 +179,14 @@ struct SpecCompiler {
         switch value {
         case nil, .string("drop")?: return .drop
         case .string("keep")?: return .keep
+        case .string("inPlace")?: return .inPlace
         case .object(let o)?:
             checkKeys(o, allowed: ["keys", "values", "collisions"], at: pointer)
             let style = o["keys"].flatMap { keyStyle($0, at: pointer.appending("/keys")) }
             let values = o["values"].flatMap { compileMapper($0, at: pointer.appending("/values"), scope: scope) }
             return .keep(keyStyle: style, values: values, collisions: collisions(o["collisions"], at: pointer.appending("/collisions")))
         case let other?:
-            issue(pointer, "expected \"drop\", \"keep\" or {\"keys\": STYLE, \"values\": MAPPER}, found \(MapError.describe(other))")
+            issue(pointer, "expected \"drop\", \"keep\", \"inPlace\" or {\"keys\": STYLE, \"values\": MAPPER}, found \(MapError.describe(other))")
             return .drop
         }
     }
@@ -213,11 +220,13 @@ struct SpecCompiler {
                 issue(pointer, "a field in a list needs \"from\" and \"to\"")
                 return nil
             }
+            // Both halves are checked, so that a spec error lists every problem of the field.
+            let m = compileMapper(pair[0], at: pointer.appending("/0"), scope: scope)
             guard case .string(let destination) = pair[1] else {
                 issue(pointer.appending("/1"), "expected the destination key path, found \(MapError.describe(pair[1]))")
                 return nil
             }
-            guard let m = compileMapper(pair[0], at: pointer.appending("/0"), scope: scope) else { return nil }
+            guard let m else { return nil }
             return ObjectMapping.Field(
                 sources: [KeyPath(source, delimiter: scope.delimiter)], destinations: [KeyPath(destination, delimiter: scope.delimiter)],
                 mapper: m)
@@ -258,13 +267,14 @@ struct SpecCompiler {
         }
         var destinations: [KeyPath]?
         if let to = o["to"] { destinations = paths(to, at: pointer.appending("/to")) } else if let sources { destinations = sources }
-        guard let sources, let destinations else { return nil }
 
+        // Every key of the field is checked even after a problem, so that a spec error lists them all; a field
+        // with a broken mapper keeps its destinations (a later field writing one of them is reported too) and
+        // stands in with the identity (the spec is refused anyway).
         var base = Mapper.identity
         var explicitMapper = false
         if let via = o["via"] {
-            guard let m = compileMapper(via, at: pointer.appending("/via"), scope: scope) else { return nil }
-            base = m
+            if let m = compileMapper(via, at: pointer.appending("/via"), scope: scope) { base = m }
             explicitMapper = true
         }
         let declaredType: String?
@@ -281,11 +291,12 @@ struct SpecCompiler {
             issue(pointer.appending("/type"), "expected a type name, found \(MapError.describe(other))")
             declaredType = nil
         }
-        let destinationName = destinations.count == 1 ? destinations[0].description : ""
+        let destinationName = destinations?.count == 1 ? destinations![0].description : ""
         base = typeMapper(declaredType, destination: destinationName, scope: scope, base: base)
 
         let mapper = applyPresence(o, base: base, explicitMapper: explicitMapper, declaredType: declaredType,
                                    destination: destinationName, at: pointer, scope: scope)
+        guard let sources, let destinations else { return nil }
         return ObjectMapping.Field(sources: sources, destinations: destinations, mapper: mapper)
     }
 

@@ -714,6 +714,16 @@ struct DifferentialTests {
               #"{"f":{"aB":1,"aB":2},"w":{"a\"b":1,"\u00e9_x":2},"s":{"a":{"b":1,"B":2}}}"#,
               #"{"f":{"k\#(String(repeating: "x", count: 70_000))":1,"aB":{"aB":1,"cD":{"a_b":2}}},"w":5,"s":"x"}"#,
               #"{"f":[],"w":{},"s":null}"#, #"{"f":{"a":{"bC":1,"b_c":2},"a":1}}"#]),
+            ("ISO 8601: fractions of any length exact to the nanosecond, a date alone, finer than a nanosecond; epoch numbers finer than one",
+             .object {
+                 Field("d", to: "d", .stringToDate(.iso8601))
+                 Field("e", to: "e", .optionally(.thread(.stringToDate(.twitter, .iso8601), .dateToNumber(.milliseconds))))
+                 Field("n", to: "n", .optionally(.numberToDate(.seconds)))
+             },
+             [#"{"d":"2014-08-31T00:29:15.1234567890Z","e":"2014-08-31T00:29:15.123456789000Z","n":1.5}"#,
+              #"{"d":"2014-08-31","e":"2014-08-31","n":1.0000000001}"#,
+              #"{"d":"2014-08-31T00:29:15.1234567891Z"}"#, #"{"d":"2014-08-31T00:00:00Z","e":"2014-08-31T00:29:15.0000000000001+01:00","n":1e30}"#,
+              #"{"d":"2014-02-30"}"#, #"{"d":"2014-08-31T00:29:15.000000000000000000000000000000000000001Z"}"#]),
             ("records that are not objects, or produce nothing",
              .object { Field("a", to: "a", .optionally()) },
              ["[]", "null", "\"s\"", "1", "{}", #"{"a":null}"#, "", " ", "{}{}"]),

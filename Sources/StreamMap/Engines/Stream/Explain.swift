@@ -270,6 +270,8 @@ public struct ObjectExplanation: Sendable {
         public var keyStyle: KeyStyle?
         /// The mapper applied to passed-through values (nil: copied as they are, streamed).
         public var values: MapperExplanation?
+        /// Every key stays where the input has it, the fields' results written back in place (`"inPlace"`).
+        public var inPlace = false
     }
 
     /// Fields in spec order.
@@ -356,6 +358,7 @@ public struct ObjectExplanation: Sendable {
 
         switch mapping.unmapped {
         case .drop: unmapped = Unmapped(kept: false, keyStyle: nil, values: nil)
+        case .inPlace: unmapped = Unmapped(kept: true, keyStyle: nil, values: nil, inPlace: true)
         case .keep(let style, let values, _):
             unmapped = Unmapped(kept: true, keyStyle: style, values: values.map { MapperExplanation($0, sink: sink?.passThroughValues ?? ValueSink($0)) })
         }
@@ -467,7 +470,9 @@ extension ObjectExplanation {
             lines.append(line)
         }
         if rows.count == 1 { lines.append(indent + "(no fields)") }
-        if unmapped.kept {
+        if unmapped.inPlace {
+            lines.append(indent + "other keys: kept in place, nested ones too, in input order; the fields' results written back where they were read")
+        } else if unmapped.kept {
             var text = "other keys: passed through"
             if let style = unmapped.keyStyle { text += ", keys renamed \(style.rawValue)" }
             if let values = unmapped.values {
@@ -502,6 +507,7 @@ extension ObjectExplanation {
         })
         var u = JSONObject()
         u["kept"] = .bool(unmapped.kept)
+        if unmapped.inPlace { u["inPlace"] = .bool(true) }
         if let s = unmapped.keyStyle { u["keyStyle"] = .string(s.rawValue) }
         if let v = unmapped.values { u["values"] = v.jsonValue }
         o["unmapped"] = .object(u)

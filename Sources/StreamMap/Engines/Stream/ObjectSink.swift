@@ -148,9 +148,11 @@ final class ObjectSink: ValueSink {
     private let skipper = Skipper()
     @exclusivity(unchecked) private var passThrough: PassThroughMembers
 
-    /// Compiles a streamable object mapping, or returns nil when its destinations repeat or nest in each other
-    /// (then the materializing base sink gives the tree's exact behaviour, write errors included).
+    /// Compiles a streamable object mapping, or returns nil when its destinations repeat or nest in each other, or
+    /// it maps in place (then the materializing base sink gives the tree's exact behaviour, write errors included).
     init?(_ mapper: Mapper, mapping: ObjectMapping, exclusive: Bool, compiler: StreamCompiler) {
+        // In place, every key stays where the input has it: the materializing base sink maps the object whole.
+        if case .inPlace = mapping.unmapped { return nil }
         let allDestinations = mapping.fields.flatMap { $0.destinations.map(\.steps) }
         if KeyPath.earlierOverlaps(allDestinations).contains(where: { $0 != nil }) { return nil }
 
@@ -249,7 +251,7 @@ final class ObjectSink: ValueSink {
         var keyStyle: KeyStyle? = nil
         var collisions = KeyCollisions.fail
         switch mapping.unmapped {
-        case .drop:
+        case .drop, .inPlace:  // (an in-place mapping is never compiled here: see `init`)
             keepUnmapped = false
             passThroughSink = nil
         case .keep(let style, let values, let onCollision):

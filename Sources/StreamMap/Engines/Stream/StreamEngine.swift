@@ -514,9 +514,17 @@ struct StreamCompiler {
             sink.fatalElementsDropped = mutation == .fatalElementsDropped
             return sink
         case .object(let mapping):
+            if case .inPlace = mapping.unmapped,
+               let sink = InPlaceSink(mapper, mapping: mapping, compiler: self, keepFirstDuplicate: mutation == .duplicateKeysFirstWins) {
+                return sink
+            }
             if let sink = ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) { return sink }
             let whole = ValueSink(mapper)
-            whole.materializedBecause = "destinations nest in each other"
+            if case .inPlace = mapping.unmapped {
+                whole.materializedBecause = "the object is kept in place (\"unmapped\": \"inPlace\")"
+            } else {
+                whole.materializedBecause = "destinations nest in each other"
+            }
             return whole
         case .split(let forward, _):
             return compile(forward)

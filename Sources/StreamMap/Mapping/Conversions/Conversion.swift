@@ -189,6 +189,9 @@ public enum Conversion: Sendable {
             for f in formats {
                 if let t = f.parse(s), let canonical = t.rfc3339 { return .success(.string(canonical)) }
             }
+            if formats.contains(.iso8601), Self.hasFractionFinerThanNanoseconds(s) {
+                return .failure(MapError(.value, MapError.describe(value) + " has a fraction of a second finer than a nanosecond (digits other than 0 after the 9th), which a date cannot keep exactly"))
+            }
             let names = formats.map(\.description).joined(separator: ", ")
             return .failure(.invalid("a date in \(formats.count == 1 ? "format" : "any of the formats") \(names)", value))
         case .dateToString(let format):
@@ -198,6 +201,9 @@ public enum Conversion: Sendable {
             }
         case .numberToDate(let unit):
             guard case .number(let n) = value else { return .failure(.typeMismatch(expected: "number", found: value)) }
+            if TimestampSupport.epochNumberIsFinerThanNanoseconds(n.text, unit: unit) {
+                return .failure(MapError(.value, MapError.describe(value) + " has a part finer than a nanosecond (in \(unit.rawValue) since 1970), which a date cannot keep exactly"))
+            }
             guard let t = Timestamp(epochNumber: n.text, unit: unit), let canonical = t.rfc3339 else {
                 return .failure(.invalid("a time in \(unit.rawValue) since 1970 within years 0-9999", value))
             }
@@ -252,6 +258,11 @@ public enum Conversion: Sendable {
         case .keys(let style, let deep, let collisions):
             return KeyRenaming(style: style, deep: deep, collisions: collisions).rename(value)
         }
+    }
+
+    /// An ISO 8601 date-time that only fails because its fraction has digits other than 0 after the 9th.
+    private static func hasFractionFinerThanNanoseconds(_ text: String) -> Bool {
+        TimestampSupport.withUTF8(text) { TimestampSupport.readISO($0, fraction: .any) == .finerThanNanoseconds }
     }
 
     private func withCanonicalDate(_ value: JSONValue, _ body: (Timestamp) -> MapResult) -> MapResult {

@@ -455,9 +455,10 @@ extension DateFormat.Token {
 /// The date formats a mapping spec can name. Raw values are the spec-file names.
 public enum NamedDateFormat: String, Sendable, CaseIterable {
     /// ISO 8601 / RFC 3339 date-time. Parses `YYYY-MM-DDTHH:MM:SS` (`T`, `t` or a space between date and
-    /// time), an optional fraction of 1–9 digits (10 or more digits are rejected), and a required zone:
-    /// `Z`, `z`, `+HH:MM`, `+HHMM` or `+HH`. Formats the canonical `Timestamp.rfc3339` text (UTC, trimmed
-    /// fraction).
+    /// time), an optional fraction of any number of digits — exact to the nanosecond, so digits after the 9th
+    /// must be 0 (`.123456789000` is read, `.1234567891` is not: it would have to be rounded) — and a required
+    /// zone: `Z`, `z`, `+HH:MM`, `+HHMM` or `+HH`; or a calendar date alone, `YYYY-MM-DD`, read as midnight UTC.
+    /// Formats the canonical `Timestamp.rfc3339` text (UTC, trimmed fraction).
     case iso8601
     /// Hydrant's `HYDDateFormatRFC3339`, `yyyy'-'MM'-'dd'T'HH':'mm':'ssZ`. Parses like `iso8601` but without a
     /// fraction; formats `2014-01-14T22:35:23+0000` (`nil` when the instant has a fraction).
@@ -492,7 +493,7 @@ public enum NamedDateFormat: String, Sendable, CaseIterable {
     /// Parses UTF-8 bytes; `nil` when they do not match this format exactly.
     func parse(bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         switch self {
-        case .iso8601: TimestampSupport.parseISO(bytes, fraction: .upTo9)
+        case .iso8601: TimestampSupport.parseISO(bytes, fraction: .any)
         case .rfc3339: TimestampSupport.parseISO(bytes, fraction: .none)
         case .rfc3339Milliseconds: TimestampSupport.parseISO(bytes, fraction: .exactly3)
         case .rfc822: Self.rfc822Inputs.lazy.compactMap { $0.parse(bytes: bytes) }.first
@@ -943,45 +944,73 @@ extension TimestampSupport {
 extension TimestampSupport {
     /// What an ISO 8601 parse accepts after the seconds.
     enum FractionRule {
-        case none, upTo9, exactly3
+        /// `none`: no fraction (rfc3339); `any`: any number of digits, exact to the nanosecond, and a date alone
+        /// (iso8601); `exactly3`: three digits (rfc3339Milliseconds).
+        case none, any, exactly3
     }
 
-    /// `YYYY-MM-DD[Tt ]HH:MM:SS[.fraction](Z|z|±HH:MM|±HHMM|±HH)`, the whole buffer.
+    /// `YYYY-MM-DD[Tt ]HH:MM:SS[.fraction](Z|z|±HH:MM|±HHMM|±HH)`, the whole buffer; with `.any`, also
+    /// `YYYY-MM-DD` alone (midnight UTC).
     static func parseISO(_ bytes: UnsafeBufferPointer<UInt8>, fraction rule: FractionRule) -> Timestamp? {
+        if case .instant(let t) = readISO(bytes, fraction: rule) { return t }
+        return nil
+    }
+
+    /// What `parseISO` read: an instant, a date-time whose fraction needs more than nanoseconds (digits other
+    /// than 0 after the 9th: it would have to be rounded, and never is), or no ISO 8601 date.
+    enum ISOReading: Equatable {
+        case instant(Timestamp), finerThanNanoseconds, invalid
+    }
+
+    static func readISO(_ bytes: UnsafeBufferPointer<UInt8>, fraction rule: FractionRule) -> ISOReading {
         var cursor = Cursor(bytes)
         var fields = Fields()
         guard let year = cursor.digits(min: 4, max: 4)?.value, cursor.consume(UInt8(ascii: "-")),
             cursor.readField(padded: true, in: 1...12, into: &fields.month), cursor.consume(UInt8(ascii: "-")),
-            cursor.readField(padded: true, in: 1...31, into: &fields.day),
-            cursor.consume(UInt8(ascii: "T")) || cursor.consume(UInt8(ascii: "t")) || cursor.consume(UInt8(ascii: " ")),
+            cursor.readField(padded: true, in: 1...31, into: &fields.day)
+        else { return .invalid }
+        fields.year = year
+        if rule == .any && cursor.isAtEnd {
+            // A calendar date alone: midnight UTC of that day.
+            fields.offsetSeconds = 0
+            return fields.timestamp(defaultOffsetSeconds: 0).map(ISOReading.instant) ?? .invalid
+        }
+        var finer = false
+        guard cursor.consume(UInt8(ascii: "T")) || cursor.consume(UInt8(ascii: "t")) || cursor.consume(UInt8(ascii: " ")),
             cursor.readField(padded: true, in: 0...23, into: &fields.hour), cursor.consume(UInt8(ascii: ":")),
             cursor.readField(padded: true, in: 0...59, into: &fields.minute), cursor.consume(UInt8(ascii: ":")),
             cursor.readField(padded: true, in: 0...59, into: &fields.second),
-            let nanosecond = isoFraction(&cursor, rule: rule)
-        else { return nil }
-        fields.year = year
+            let nanosecond = isoFraction(&cursor, rule: rule, finer: &finer)
+        else { return .invalid }
         fields.nanosecond = nanosecond
         if cursor.consume(UInt8(ascii: "Z")) || cursor.consume(UInt8(ascii: "z")) {
             fields.offsetSeconds = 0
         } else {
-            guard let offset = cursor.numericOffset(allowHourOnly: true) else { return nil }
+            guard let offset = cursor.numericOffset(allowHourOnly: true) else { return .invalid }
             fields.offsetSeconds = offset
         }
-        guard cursor.isAtEnd else { return nil }
-        return fields.timestamp(defaultOffsetSeconds: 0)
+        guard cursor.isAtEnd, let t = fields.timestamp(defaultOffsetSeconds: 0) else { return .invalid }
+        return finer ? .finerThanNanoseconds : .instant(t)
     }
 
-    /// The nanoseconds of an optional `.digits` fraction, or `nil` when it breaks `rule`.
-    private static func isoFraction(_ cursor: inout Cursor, rule: FractionRule) -> Int? {
+    /// The nanoseconds of an optional `.digits` fraction, or `nil` when it breaks `rule`. With `.any`, digits
+    /// after the 9th must be 0 to be exact; `finer` is set when one is not.
+    private static func isoFraction(_ cursor: inout Cursor, rule: FractionRule, finer: inout Bool) -> Int? {
         guard cursor.consume(UInt8(ascii: ".")) else { return rule == .exactly3 ? nil : 0 }
         let allowed = switch rule {
         case .none: 0...0
-        case .upTo9: 1...9
+        case .any: 1...9
         case .exactly3: 3...3
         }
         // A digit beyond `allowed` is left for the zone, which then fails.
         guard let (value, count) = cursor.digits(min: allowed.lowerBound, max: allowed.upperBound), count > 0
         else { return nil }
+        if rule == .any {
+            while let byte = cursor.current, byte &- UInt8(ascii: "0") < 10 {
+                if byte != UInt8(ascii: "0") { finer = true }
+                cursor.position += 1
+            }
+        }
         return value * powerOf10(9 - count)
     }
 
@@ -1131,6 +1160,16 @@ extension TimestampSupport {
             guard negative else { return Timestamp(seconds: Int64(seconds), nanoseconds: Int32(nanoseconds)) }
             guard nanoseconds > 0 else { return Timestamp(seconds: -Int64(seconds)) }
             return Timestamp(seconds: -Int64(seconds) - 1, nanoseconds: Int32(1_000_000_000 - nanoseconds))
+        }
+    }
+
+    /// Whether a JSON number of `unit`s has a non-zero part below one nanosecond (`1.0000000001` s): a reason
+    /// of its own for `init?(epochNumber:unit:)` to fail, apart from a number out of range.
+    static func epochNumberIsFinerThanNanoseconds(_ text: String, unit: EpochUnit) -> Bool {
+        withUTF8(text) { bytes in
+            var cursor = Cursor(bytes)
+            guard let number = Decimal.parseJSON(&cursor), !number.digits.isEmpty else { return false }
+            return number.multiplied(by: unit.nanosecondFactor.multiplier).exponent + unit.nanosecondFactor.shift < 0
         }
     }
 
