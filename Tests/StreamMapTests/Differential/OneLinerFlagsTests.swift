@@ -122,6 +122,27 @@ struct OneLinerFlagsTests {
         #expect(cases > 200)
     }
 
+    /// Any generated object mapping made to map in place (each field writing where it reads): random mappers inside,
+    /// random records — both engines alike, whether the stream engine keeps its copy or maps the record whole.
+    @Test func generatedMappingsInPlace() throws {
+        var objects = 0
+        for i in 0..<400 {
+            let seed = SplitMix64.derive(0x1A_C0FF_EE, UInt64(i))
+            let c = try GeneratedCase.make(seed: seed, index: i)
+            guard case .object(let mapping) = c.mapper.kind else { continue }
+            let fields = mapping.fields.filter { $0.sources.count == 1 }.map {
+                ObjectMapping.Field(sources: $0.sources, destinations: $0.sources, mapper: $0.mapper)
+            }
+            guard !fields.isEmpty else { continue }
+            objects += 1
+            var context = c.context
+            context.label = "in place"
+            compare(mapper: Mapper(.object(ObjectMapping(fields: fields, unmapped: .inPlace))), records: c.records,
+                    makeCandidate: makeStreamEngine, context: context, pieces: seed)
+        }
+        #expect(objects > 50)
+    }
+
     /// The issue's examples, in both engines: a check and a default keep `u.name` and the order of the keys.
     @Test func theIssuesExamples() throws {
         for (flags, record, expected) in [
