@@ -86,11 +86,14 @@ final class CommandOutput: RecordPipelineOutput {
                 console.error("\(input):\(location.line): stopped at the first rejected record (--on-error fail)")
             } else if let max = settings.maxRejects, stats.recordsRejected > max {
                 stop = .tooManyRejects
-                console.error("\(input):\(location.line): stopped: \(stats.recordsRejected) records rejected, more than --max-rejects \(max)")
+                console.error("\(input):\(location.line): stopped: \(stats.recordsRejected) \(Self.records(stats.recordsRejected)) rejected, more than --max-rejects \(max)")
             }
         }
         return flushIfFull() && stop == nil
     }
+
+    /// "record" for one, "records" for any other count.
+    static func records(_ count: Int) -> String { count == 1 ? "record" : "records" }
 
     func filtered(input: String, location: RecordLocation) -> Bool {
         stats.recordsIn += 1
@@ -183,10 +186,10 @@ struct MapRun {
         let stats = self.stats
         if case .interrupted? = output.stop {
             let filtered = stats.filters ? ", \(stats.recordsFiltered) filtered" : ""
-            console.error("interrupted: \(stats.recordsIn) records read, \(stats.recordsOut) written\(filtered), \(stats.recordsRejected) rejected")
+            console.error("interrupted: \(stats.recordsIn) \(CommandOutput.records(stats.recordsIn)) read, \(stats.recordsOut) written\(filtered), \(stats.recordsRejected) rejected")
         }
         if let r = output.rejects, stats.recordsRejected > 0, !output.settings.quiet {
-            console.error("\(stats.recordsRejected) of \(stats.recordsIn) records rejected, written to \(r.file.name)")
+            console.error("\(stats.recordsRejected) of \(stats.recordsIn) \(CommandOutput.records(stats.recordsIn)) rejected, written to \(r.file.name)")
         }
         return exitStatus()
     }

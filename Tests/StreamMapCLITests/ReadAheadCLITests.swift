@@ -216,3 +216,17 @@ struct OtherFormatsCLITests {
         }
     }
 }
+
+/// The closing counts agree with their nouns: "1 of 1 record rejected", "1 record rejected, more than …".
+@Suite("streammap: counts and their nouns")
+struct CountNounsCLITests {
+    @Test func oneRecordIsARecord() throws {
+        let rejects = try CLI.temporaryDirectory().appendingPathComponent("r.ndjson").path
+        var r = try CLI.run(["--type", "id=integer", "--rejects", rejects], stdin: #"{"id":"x"}"# + "\n")
+        #expect(r.stderr == "streammap: 1 of 1 record rejected, written to \(rejects)\n")
+        r = try CLI.run(["--type", "id=integer", "--max-rejects", "0", "-q"], stdin: #"{"id":"x"}"# + "\n" + #"{"id":2}"# + "\n")
+        #expect(r.stderr.contains("<stdin>:1: stopped: 1 record rejected, more than --max-rejects 0"), "\(r.stderr)")
+        r = try CLI.run(["--type", "id=integer", "--rejects", rejects], stdin: #"{"id":"x"}"# + "\n" + #"{"id":2}"# + "\n")
+        #expect(r.stderr == "streammap: 1 of 2 records rejected, written to \(rejects)\n")
+    }
+}

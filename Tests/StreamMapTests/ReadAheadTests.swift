@@ -163,6 +163,23 @@ struct ReadAheadTests {
         #expect(two.3.filter { $0.spilledBytes > 0 }.count >= 5)
     }
 
+    /// A pipeline dropped without `finish()` stops its read-ahead threads: nothing keeps the read-ahead alive.
+    @Test func droppingThePipelineStopsTheThreads() throws {
+        let paths = try (0..<6).map { i in try TestScratch.file(Self.gzip(RecordPipelineTests.input(200 + i)), suffix: ".gz") }
+        weak var readAhead: ReadAhead?
+        do {
+            let mapper = RecordPipelineTests.mapper
+            var pipeline = RecordPipeline(engine: StreamEngine(mapper: mapper), settings: RecordPipelineSettings(jobs: 2),
+                                          output: Transcript(), makeEngine: { StreamEngine(mapper: mapper) })
+            let started = pipeline.readAhead(paths: paths, stopRequested: { false })
+            #expect(started)
+            _ = pipeline.readAhead(0, name: paths[0])
+            readAhead = pipeline.core.readAhead
+            #expect(readAhead != nil)
+        }
+        #expect(readAhead == nil)
+    }
+
     /// The output stops the run in a file read ahead: nothing after that record reaches it, `bytesIn` is one job's,
     /// and the threads mapping ahead stop.
     @Test func aStopInAFileReadAheadIsOneJobsStop() throws {

@@ -22,7 +22,66 @@ public enum ReadAheadEnd: Equatable, Sendable {
 /// reports and stops of one job. The file being written is drained as it is mapped; at most `window` files (2 × N)
 /// are mapped ahead of it, each holding at most its share of `RecordPipelineSettings.readAheadMemoryBytes` in
 /// memory (that / window), the rest in a temporary file.
-final class ReadAhead: @unchecked Sendable {
+final class ReadAhead {
+    /// What the workers share with the pipeline's thread: the files, their logs, and whose turn it is.
+    let schedule: ReadAheadSchedule
+    private var workers = WorkerThreads()
+
+    /// The logs, one per file, in input order.
+    var logs: [RecordLog] { schedule.logs }
+
+    /// Starts `jobs` threads mapping `paths` in order, each with an engine `makeEngine` makes on it and a one-job
+    /// pipeline with `settings`. `stopRequested` is asked by those pipelines as by the pipeline's own reads.
+    init(paths: [String], jobs: Int, settings: RecordPipelineSettings,
+         makeEngine: @escaping @Sendable () -> any RecordEngine, stopRequested: @escaping @Sendable () -> Bool) throws(ThreadStartError) {
+        let schedule = ReadAheadSchedule(paths: paths, window: 2 * jobs,
+                                         memoryBudget: max(1, settings.readAheadMemoryBytes / (2 * jobs)))
+        self.schedule = schedule
+        // One job, decompressing on its own thread: the workers keep the cores busy already.
+        let oneJob = { var s = settings; s.jobs = 1; s.decompressesAhead = false; return s }()
+        // The threads hold the schedule, not this object: dropping the pipeline (or this) stops them.
+        let failure = workers.start(min(jobs, paths.count)) {
+            let recorder = RecordingOutput()
+            func makePipeline() -> RecordPipeline {
+                var pipeline = RecordPipeline(engine: makeEngine(), settings: oneJob, output: recorder)
+                pipeline.core.beforeFraming = { recorder.bytesIn = $0 - recorder.bytesInBase }
+                return pipeline
+            }
+            var pipeline = makePipeline()
+            while let index = schedule.take() {
+                let log = schedule.logs[index]
+                recorder.begin(log, bytesInBase: pipeline.bytesIn)
+                let fd = open(schedule.paths[index], O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    recorder.end(.cannotOpen(errno: errno), bytesIn: 0)
+                    continue
+                }
+                let end = pipeline.read(schedule.paths[index], fileDescriptor: fd,
+                                        stopRequested: { schedule.isCancelled || stopRequested() })
+                close(fd)
+                recorder.end(.read(end), bytesIn: pipeline.bytesIn - recorder.bytesInBase)
+                // Stopped only when the log was cancelled (the file is no longer wanted): a fresh pipeline for the next.
+                if pipeline.isStopped { pipeline = makePipeline() }
+            }
+        }
+        if let failure, workers.count == 0 { throw ThreadStartError(code: failure) }
+    }
+
+    deinit { shutdown() }
+
+    /// The pipeline is done with file `index` (written, or never to be): a worker may start another.
+    func release(_ index: Int) { schedule.release(index) }
+
+    /// Stops the workers (each after the record it is mapping) and waits for them; logs are let go.
+    func shutdown() {
+        schedule.cancel()
+        workers.join()
+    }
+}
+
+/// The read-ahead's shared state: which file each worker takes next, at most `window` ahead of the one the
+/// pipeline is writing.
+final class ReadAheadSchedule: @unchecked Sendable {
     // @unchecked: `started`, `written` and `cancelled` are read and written only with `mutex` held; `paths` and
     // `logs` are set at init and never change (a log is itself thread-safe).
 
@@ -35,55 +94,23 @@ final class ReadAhead: @unchecked Sendable {
     private var started = 0
     private var written = 0
     private var cancelled = false
-    private var workers = WorkerThreads()
 
-    /// Starts `jobs` threads mapping `paths` in order, each with an engine `makeEngine` makes on it and a one-job
-    /// pipeline with `settings`. `stopRequested` is asked by those pipelines as by the pipeline's own reads.
-    init(paths: [String], jobs: Int, settings: RecordPipelineSettings,
-         makeEngine: @escaping @Sendable () -> any RecordEngine, stopRequested: @escaping @Sendable () -> Bool) throws(ThreadStartError) {
+    init(paths: [String], window: Int, memoryBudget: Int) {
         self.paths = paths
-        window = 2 * jobs
-        let budget = max(1, settings.readAheadMemoryBytes / window)
-        logs = paths.map { _ in RecordLog(memoryBudget: budget) }
+        self.window = window
+        logs = paths.map { _ in RecordLog(memoryBudget: memoryBudget) }
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(changed, nil)
-        // One job, decompressing on its own thread: the workers keep the cores busy already.
-        let oneJob = { var s = settings; s.jobs = 1; s.decompressesAhead = false; return s }()
-        let failure = workers.start(min(jobs, paths.count)) { [self] in
-            let recorder = RecordingOutput()
-            func makePipeline() -> RecordPipeline {
-                var pipeline = RecordPipeline(engine: makeEngine(), settings: oneJob, output: recorder)
-                pipeline.core.beforeFraming = { recorder.bytesIn = $0 - recorder.bytesInBase }
-                return pipeline
-            }
-            var pipeline = makePipeline()
-            while let index = self.take() {
-                let log = self.logs[index]
-                recorder.begin(log, bytesInBase: pipeline.bytesIn)
-                let fd = open(self.paths[index], O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else {
-                    recorder.end(.cannotOpen(errno: errno), bytesIn: 0)
-                    continue
-                }
-                let end = pipeline.read(self.paths[index], fileDescriptor: fd, stopRequested: { self.isCancelled || stopRequested() })
-                close(fd)
-                recorder.end(.read(end), bytesIn: pipeline.bytesIn - recorder.bytesInBase)
-                // Stopped only when the log was cancelled (the file is no longer wanted): a fresh pipeline for the next.
-                if pipeline.isStopped { pipeline = makePipeline() }
-            }
-        }
-        if let failure, workers.count == 0 { throw ThreadStartError(code: failure) }
     }
 
     deinit {
-        shutdown()
         pthread_cond_destroy(changed)
         pthread_mutex_destroy(mutex)
         changed.deallocate()
         mutex.deallocate()
     }
 
-    private var isCancelled: Bool {
+    var isCancelled: Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return cancelled
@@ -91,7 +118,7 @@ final class ReadAhead: @unchecked Sendable {
 
     /// A worker's next file: waits while `window` files are ahead of the one being written; nil when every file
     /// was started, or the run is over.
-    private func take() -> Int? {
+    func take() -> Int? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while !cancelled && started < paths.count && started >= written + window { pthread_cond_wait(changed, mutex) }
@@ -100,7 +127,7 @@ final class ReadAhead: @unchecked Sendable {
         return started - 1
     }
 
-    /// The pipeline is done with file `index` (written, or never to be): a worker may start another.
+    /// The pipeline is done with file `index`: its log lets go, and a worker may start another file.
     func release(_ index: Int) {
         logs[index].cancel()
         pthread_mutex_lock(mutex)
@@ -109,14 +136,13 @@ final class ReadAhead: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// Stops the workers (each after the record it is mapping) and waits for them; logs are let go.
-    func shutdown() {
+    /// The run is over: workers take no more files, and every log lets go.
+    func cancel() {
         pthread_mutex_lock(mutex)
         cancelled = true
         pthread_cond_broadcast(changed)
         pthread_mutex_unlock(mutex)
         for log in logs { log.cancel() }
-        workers.join()
     }
 }
 
