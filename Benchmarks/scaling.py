@@ -48,6 +48,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import machine  # noqa: E402
+from jobs_speedup import split  # noqa: E402  (cuts a corpus at line ends into N parts)
 
 SPEC = os.path.join(HERE, "specs", "tweets.spec.json")
 
@@ -77,24 +78,6 @@ def workspace(size_mb):
     except OSError:
         pass
     return tempfile.mkdtemp(prefix="streammap-scaling-")
-
-
-def split(corpus, parts, directory):
-    """Cuts `corpus` at line ends into `parts` files of about equal size."""
-    size = os.path.getsize(corpus)
-    paths = []
-    with open(corpus, "rb") as f:
-        for i in range(parts):
-            target = size * (i + 1) // parts
-            path = os.path.join(directory, f"part-{i:03d}.ndjson")
-            with open(path, "wb") as out:
-                while f.tell() < target:
-                    line = f.readline()
-                    if not line:
-                        break
-                    out.write(line)
-            paths.append(path)
-    return paths
 
 
 def timed(cmd):

@@ -150,15 +150,7 @@ extension ObjectMapping {
         var builder = ObjectBuilder()
         var errors: [MapError] = []
         for field in fields {
-            let (input, sourcePaths, focus) = field.read(from: source)
-            let r = field.mapper.map(input)
-            let destinationPaths = field.destinations.map(\.destinationPath)
-            errors += r.errors.map { e in
-                var e = e
-                e.sourcePath = Self.attach(e.sourcePath, to: sourcePaths, focus: focus)
-                e.destinationPath = Self.attach(e.destinationPath, to: destinationPaths)
-                return e
-            }
+            let (r, sourcePaths) = mapField(field, of: source, errors: &errors)
             guard !r.isFatal, let value = r.value else { continue }
             if let error = field.write(value, into: &builder) {
                 errors.append(error.prefixed(source: sourcePaths[0], destination: .root))
@@ -170,21 +162,28 @@ extension ObjectMapping {
         return errors.contains(where: \.isFatal) ? .failure(errors) : .success(.object(builder.object), warnings: errors)
     }
 
+    /// `field`'s mapper on what it reads from `source`, its errors added to `errors` at the field's source and
+    /// destination paths; returns the result and the paths it read.
+    private func mapField(_ field: Field, of source: JSONValue, errors: inout [MapError]) -> (MapResult, [JSONPath]) {
+        let (input, sourcePaths, focus) = field.read(from: source)
+        let r = field.mapper.map(input)
+        let destinationPaths = field.destinations.map(\.destinationPath)
+        errors += r.errors.map { e in
+            var e = e
+            e.sourcePath = Self.attach(e.sourcePath, to: sourcePaths, focus: focus)
+            e.destinationPath = Self.attach(e.destinationPath, to: destinationPaths)
+            return e
+        }
+        return (r, sourcePaths)
+    }
+
     /// `unmapped: .inPlace`: the input object with each field's result written at its source path, in field order
     /// (errors in field order, as `map` gives them).
     private func mapInPlace(_ object: JSONObject) -> MapResult {
         var out = JSONValue.object(object)
         var errors: [MapError] = []
         for field in fields {
-            let (input, sourcePaths, focus) = field.read(from: .object(object))
-            let r = field.mapper.map(input)
-            let destinationPaths = field.destinations.map(\.destinationPath)
-            errors += r.errors.map { e in
-                var e = e
-                e.sourcePath = Self.attach(e.sourcePath, to: sourcePaths, focus: focus)
-                e.destinationPath = Self.attach(e.destinationPath, to: destinationPaths)
-                return e
-            }
+            let (r, sourcePaths) = mapField(field, of: .object(object), errors: &errors)
             guard !r.isFatal else { continue }
             let path = field.destinations[0]
             if !Self.replace(path.steps[...], with: r.value, in: &out) {
