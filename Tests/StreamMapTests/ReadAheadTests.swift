@@ -397,3 +397,41 @@ struct CompressedFuzzCheckTests {
         #expect(checked == 300)
     }
 }
+
+/// The DocC overview's first example (Sources/StreamMap/StreamMap.docc/StreamMap.md), run on the file it names.
+@Suite("DocC overview example")
+struct DocCOverviewExampleTests {
+    @Test func mapsTheFileItNames() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let overview = try String(contentsOf: root.appendingPathComponent("Sources/StreamMap/StreamMap.docc/StreamMap.md"), encoding: .utf8)
+        #expect(overview.contains(#"Field("homepage", .omitWhenAbsent(.url()))"#) && overview.contains(#"mapRecords(inFile: "Examples/people.ndjson")"#))
+        let person = Mapper.object {
+            Field("first_name", to: "firstName")
+            Field("age", .omitWhenAbsent(.integer))
+            Field("homepage", .omitWhenAbsent(.url()))
+        }
+        var printed: [String] = []
+        let counts = try person.mapRecords(inFile: root.appendingPathComponent("Examples/people.ndjson").path) { result in
+            printed.append("\(result)")
+        }
+        #expect(counts.recordsOut == 3 && counts.recordsRejected == 2, "\(printed)")
+        #expect(printed.last == "line 6, byte 551: rejected: invalid JSON: premature EOF")
+        #expect(printed.first?.contains(#""firstName":"John""#) == true, "\(printed)")
+    }
+}
+
+/// docs/library.md's `ModelFeed` initializer written out in full, with its defaults, as the docs show it.
+@Suite("ModelFeed in full")
+struct ModelFeedInFullTests {
+    struct Person: Decodable { var firstName: String }
+
+    @Test func theFullFormDecodes() {
+        let person = Mapper.object { Field("first_name", to: "firstName") }
+        let feed = ModelFeed(mapper: person, as: Person.self, filter: nil, framing: .auto, engine: .stream, decoder: JSONValueDecoder())
+        var names: [String] = []
+        for result in feed.feed(Array(#"{"first_name":"Ann"}"#.utf8) + [0x0A]) + feed.finish() {
+            if case .decoded(let record) = result { names.append(record.model.firstName) }
+        }
+        #expect(names == ["Ann"])
+    }
+}
