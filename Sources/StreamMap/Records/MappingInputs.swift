@@ -57,7 +57,8 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
 extension Mapper {
     /// Maps the file at `path`, calling `body` with every record's result in input order, and returns the counts.
     /// Reads in 256 KiB pieces, so memory stays constant whatever the file's size; with `options.jobs` > 1,
-    /// records are mapped on that many threads and still delivered in order.
+    /// records are mapped on that many threads and still delivered in order. `body` always runs on the calling
+    /// thread, one record at a time (the worker threads only map), so it needs no locking.
     ///
     /// ```swift
     /// let counts = try mapper.mapRecords(inFile: "events.ndjson", options: .init(jobs: 2)) { result in
