@@ -102,6 +102,11 @@ struct ReadAheadTests {
         #expect(count == 200)
         #expect(log.spilledBytes == 0)
         #expect(log.peakMemoryBytes <= 5000)
+        let spilled = RecordLog(memoryBudget: 4)
+        #expect(spilled.append([1, 2, 3]) && spilled.append([4, 5, 6]))
+        #expect(spilled.holdsSpillFile)
+        spilled.cancel()
+        #expect(!spilled.holdsSpillFile)
         let cancelled = RecordLog(memoryBudget: 10)
         cancelled.cancel()
         #expect(!cancelled.append([1]))
@@ -161,6 +166,7 @@ struct ReadAheadTests {
         // The first file holds a 3 MB record (one block, taken alone); every other file keeps to its 300 KB.
         #expect(two.3.dropFirst().allSatisfy { $0.peakMemoryBytes <= 300_000 })
         #expect(two.3.filter { $0.spilledBytes > 0 }.count >= 5)
+        #expect(two.3.allSatisfy { !$0.holdsSpillFile })  // each file's spill space went back once it was written
     }
 
     /// A pipeline dropped without `finish()` stops its read-ahead threads: nothing keeps the read-ahead alive.

@@ -10,7 +10,7 @@ import Darwin
 ///
 /// Memory is bounded: blocks stay in memory up to `memoryBudget` bytes not yet read; past that they go to a
 /// temporary file (created in `$TMPDIR`, or `/tmp`, and unlinked at once, so nothing is left behind whatever
-/// happens), read back in order. While the reader is on this log it drains it as it fills, so a writer over the
+/// happens, and closed as soon as the log is let go), read back in order. While the reader is on this log it drains it as it fills, so a writer over the
 /// budget waits for the reader instead of spilling; a writer that cannot spill (no temporary file, a failed write)
 /// waits likewise. One block larger than the budget is still taken when nothing else is held (one record's
 /// output, like the one-job pipeline's own buffer).
@@ -46,6 +46,8 @@ final class RecordLog: @unchecked Sendable {
     private var finished = false
     private var cancelled = false
     private var beingRead = false
+    /// The writer is writing into the spill file without the mutex (the file is closed only when it is not).
+    private var writing = false
     /// Bytes that went to the spill file, all told (tests and measurements).
     private(set) var spilledBytes = 0
     /// The most bytes held in memory at once.
@@ -83,9 +85,15 @@ final class RecordLog: @unchecked Sendable {
                 let offset = spillEnd
                 spillEnd += block.count
                 let fd = spill
+                writing = true
                 pthread_mutex_unlock(mutex)
                 let ok = Self.writeAll(fd, block, at: offset)
                 pthread_mutex_lock(mutex)
+                writing = false
+                if cancelled {
+                    closeSpill()
+                    return false
+                }
                 if ok {
                     entries.append(.spilled(offset: offset, count: block.count))
                     spilledBytes += block.count
@@ -127,8 +135,22 @@ final class RecordLog: @unchecked Sendable {
         entries.removeAll()
         head = 0
         memoryBytes = 0
+        if !writing { closeSpill() }  // else the writer closes it when its write returns
         pthread_cond_broadcast(changed)
         pthread_mutex_unlock(mutex)
+    }
+
+    /// Whether the log still holds its spill file open (its blocks take disk space until it is closed).
+    var holdsSpillFile: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return spill >= 0
+    }
+
+    /// Closes the spill file (with the mutex held, the writer not writing): its space goes back at once.
+    private func closeSpill() {
+        if spill >= 0 { close(spill) }
+        spill = -1
     }
 
     // MARK: The reader
