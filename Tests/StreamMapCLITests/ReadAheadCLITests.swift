@@ -16,17 +16,7 @@ struct ReadAheadCLITests {
     typealias P = ParallelJobsTests
 
     static func compressed(_ text: [UInt8], _ compression: Compression, pieces: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        let step = max(1, text.count / max(1, pieces))
-        var start = 0
-        repeat {  // one member or frame per piece (at least one, also for empty text)
-            let end = pieces <= 1 ? text.count : min(text.count, start + step)
-            let c = OutputCompressor(compression, level: 1)
-            text[start..<end].withUnsafeBytes { c.compress($0) { out.append(contentsOf: $0); return true } }
-            c.finish { out.append(contentsOf: $0); return true }
-            start = end
-        } while start < text.count
-        return out
+        Compressing.compressed(text, compression, pieces: pieces)
     }
 
     /// A random mix of inputs in `dir`, named after what they are.

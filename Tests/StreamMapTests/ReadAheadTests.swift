@@ -13,13 +13,7 @@ import Glibc
 struct ReadAheadTests {
     typealias Transcript = RecordPipelineTests.Transcript
 
-    static func gzip(_ text: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        let c = OutputCompressor(.gzip, level: 1)
-        text.withUnsafeBytes { c.compress($0) { out.append(contentsOf: $0); return true } }
-        c.finish { out.append(contentsOf: $0); return true }
-        return out
-    }
+    static func gzip(_ text: [UInt8]) -> [UInt8] { Compressing.compressed(text, .gzip) }
 
     // MARK: The log
 
@@ -228,17 +222,7 @@ struct DecodingAheadTests {
     typealias Transcript = RecordPipelineTests.Transcript
 
     static func compressed(_ text: [UInt8], _ c: Compression, members: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        let step = max(1, text.count / members)
-        var start = 0
-        repeat {
-            let end = min(text.count, start + step)
-            let z = OutputCompressor(c, level: 1)
-            text[start..<end].withUnsafeBytes { z.compress($0) { out.append(contentsOf: $0); return true } }
-            z.finish { out.append(contentsOf: $0); return true }
-            start = end
-        } while start < text.count
-        return out
+        Compressing.compressed(text, c, pieces: members)
     }
 
     /// A skippable frame (magic 0x184D2A50 + n) holding four bytes, as pzstd puts before each frame.
