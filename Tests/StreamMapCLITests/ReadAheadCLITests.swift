@@ -197,12 +197,31 @@ struct OtherFormatsCLITests {
         let body: [UInt8] = Array(#"{"id":1}"#.utf8).flatMap { encoding.hasPrefix("UTF-16") ? (encoding.hasSuffix("LE") ? [$0, 0] : [0, $0]) : (encoding.hasSuffix("LE") ? [$0, 0, 0, 0] : [0, 0, 0, $0]) }
         try Data(mark + body + body).write(to: URL(fileURLWithPath: path))
         let plain = try CLI.temporaryFile(#"{"id":2}"# + "\n", name: "plain.ndjson")
+        let hex = mark.map { String(format: "%02X", $0) }.joined(separator: " ")
+        func message(_ path: String) -> String {
+            "streammap: \(path): the input is \(encoding) text (it starts with the byte-order mark \(hex)); StreamMap reads UTF-8: convert it first with iconv -f \(encoding) -t UTF-8\n"
+        }
         for jobs in ["1", "2"] {
             let r = try CLI.run([path, plain, "--jobs", jobs])
             #expect(r.status == 3)
             #expect(r.stdout == #"{"id":2}"# + "\n")  // the next input is still read
-            let hex = mark.map { String(format: "%02X", $0) }.joined(separator: " ")
-            #expect(r.stderr == "streammap: \(path): the input is \(encoding) text (it starts with the byte-order mark \(hex)); StreamMap reads UTF-8: convert it first with iconv -f \(encoding) -t UTF-8\n")
+            #expect(r.stderr == message(path))
+        }
+        // Compressed, the same: the text's first bytes are checked after decompression (one compressed input read
+        // alone, and two read ahead on threads of their own with --jobs 2).
+        for compression in [Compression.gzip, .zstd] {
+            let packed = Compressing.compressed(mark + body + body, compression)
+            let paths = try (1...2).map { i in
+                let p = dir.appendingPathComponent("wide\(i).json.\(compression.rawValue)").path
+                try Data(packed).write(to: URL(fileURLWithPath: p))
+                return p
+            }
+            for (inputs, jobs) in [([paths[0], plain], "1"), (paths + [plain], "2")] {
+                let r = try CLI.run(inputs + ["--jobs", jobs])
+                #expect(r.status == 3)
+                #expect(r.stdout == #"{"id":2}"# + "\n")
+                #expect(r.stderr == inputs.dropLast().map(message).joined(), "\(compression) --jobs \(jobs)")
+            }
         }
     }
 }

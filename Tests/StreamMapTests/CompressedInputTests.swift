@@ -231,6 +231,32 @@ struct CompressedInputTests {
         #expect(out.lines.allSatisfy { $0.contains("rejected") } && !out.lines.isEmpty)
     }
 
+    /// Text in UTF-16 or UTF-32 is refused compressed as it is plain: the decompressed text's first bytes are
+    /// checked (decompressing until they can be told, however small the raw reads), and nothing of it is mapped.
+    /// Text that only starts like a byte-order mark is mapped as before.
+    @Test func wideTextIsRefusedCompressedToo() {
+        let marks: [([UInt8], String)] = [([0xFF, 0xFE], "UTF-16LE"), ([0xFE, 0xFF], "UTF-16BE"), ([0xFF, 0xFE, 0, 0], "UTF-32LE"),
+                                          ([0, 0, 0xFE, 0xFF], "UTF-32BE")]
+        for (mark, encoding) in marks {
+            let text = mark + Array("{\"id\":1}\n".utf8).flatMap { [$0, 0] }
+            let plain = Self.run(text, mapper: Self.pick)
+            #expect(plain.lines.isEmpty && plain.end == .unsupportedEncoding(UnsupportedEncodingError(encoding: encoding, byteOrderMark: mark)))
+            for compression in Compression.allCases {
+                for seed in 1...4 as ClosedRange<UInt64> {
+                    let got = Self.run(Self.compress(text, compression, pieces: [1, 2, 3]), mapper: Self.pick, seed: seed)
+                    #expect(got.lines == plain.lines && got.end == plain.end, "\(encoding) \(compression)")
+                }
+            }
+        }
+        for text in [[0xFF], [0xFF, 0x0A, 0x31], [0x00, 0x00, 0x0A]] as [[UInt8]] {
+            let plain = Self.run(text, mapper: .identity)
+            #expect(!plain.lines.isEmpty && plain.end == .ended)
+            for compression in Compression.allCases {
+                #expect(Self.run(Self.compress(text, compression, pieces: [1]), mapper: .identity) == plain, "\(text) \(compression)")
+            }
+        }
+    }
+
     /// A bomb: 64 MiB of short records in a few hundred KiB of gzip, read through a room of constant size — the
     /// decompressor never holds more than one read of compressed bytes and fills only the room it is given.
     @Test func aCompressionBombIsDecodedInConstantMemory() {

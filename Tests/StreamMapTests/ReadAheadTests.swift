@@ -386,6 +386,15 @@ struct CompressedFuzzCheckTests {
         }
         #expect(checked == 300)
     }
+
+    /// Inputs the fuzzer found. The first decodes to text that starts with FF FE, a UTF-16 byte-order mark: it was
+    /// refused plain and mapped compressed (now refused either way).
+    @Test func holdsOnWhatTheFuzzerFound() {
+        for input: [UInt8] in [[0xAB, 0, 0, 0, 0, 0x23, 0, 0, 0xFD, 0xDC, 0xFF, 0xFE]] {
+            let report = input.withUnsafeBytes { CompressedFuzzing.check($0) }
+            #expect(report == nil, "\(report ?? "")")
+        }
+    }
 }
 
 /// The DocC overview's first example (Sources/StreamMap/StreamMap.docc/StreamMap.md), run on the file it names.

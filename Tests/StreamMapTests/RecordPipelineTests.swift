@@ -137,6 +137,27 @@ struct RecordPipelineTests {
         #expect(again.bytesIn == reads[0].count)
     }
 
+    /// The start of a BOM that was not one is handed on by the framer from a few bytes of its own, not from the
+    /// chunk: the record it starts is mapped from a copy (it was once pointed at after its buffer was gone — a
+    /// use after free found by the fuzzer under AddressSanitizer, which runs this suite too).
+    @Test(arguments: [Framing.ndjson, .auto])
+    func theStartOfABOMThatWasNotOneIsCopied(_ framing: Framing) {
+        let record = Array("{\"id\":1}".utf8)
+        for input in [[0xEF, 0xBB] + record + Array("\n{\"id\":2}\n".utf8), [0xEF, 0xBB], [0xEF]] {
+            let whole = Self.transcript(jobs: 1, framing: framing, piece: 4096, input: input)
+            let kept = input.count > 2 ? [0xEF, 0xBB] + record : input
+            #expect(whole.first?.hasPrefix("a rejected 1:0 ") == true)
+            if framing == .ndjson {  // (auto takes the first input for concatenated values)
+                #expect(whole.count == (input.count > 2 ? 4 : 2))
+                #expect(whole.first?.hasSuffix("[\(String(decoding: kept, as: UTF8.self))] \(kept.count)") == true)
+            }
+            for (jobs, piece) in [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2)] {
+                #expect(Self.transcript(jobs: jobs, framing: framing, piece: piece, input: input) == whole,
+                        "jobs \(jobs), pieces of \(piece)")
+            }
+        }
+    }
+
     /// `auto` decides within its first MiB, the same way in `RecordFramer` and in the pipeline (a huge first line
     /// is not held whole): a line starting with `[` is an array, anything else one NDJSON record.
     @Test func autoDecidesAfterOneMiB() {

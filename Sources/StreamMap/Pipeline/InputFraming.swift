@@ -6,6 +6,9 @@ protocol RecordHandler: RecordSegmentSink {
     /// A whole record; `framingError` is set for a record that is the rest of a malformed input (see
     /// `RecordFramer.finishReportingFramingErrors`), which must be rejected whatever its bytes are.
     mutating func wholeRecord(_ bytes: UnsafeRawBufferPointer, at location: RecordLocation, framingError: JSONSyntaxError?)
+    /// `chunk` is about to be framed: pieces that lie in it stay valid until `chunkEnds`. (Other pieces — the start
+    /// of a BOM that was not one, a CR held over from the chunk before — are valid for their call only.)
+    mutating func chunkBegins(_ chunk: UnsafeRawBufferPointer)
     /// The bytes of the chunk fed last are about to be read over or released: pieces of an unfinished record
     /// that the handler only pointed at must be copied now.
     mutating func chunkEnds()
@@ -51,6 +54,7 @@ struct InputFraming {
             return
         }
         if segmenter != nil {
+            handler.chunkBegins(chunk)
             segmenter!.feed(chunk, into: &handler)
             handler.chunkEnds()
         } else {

@@ -195,6 +195,9 @@ struct PipelineCore: RecordHandler {
     /// began in is mapped from there as a whole record, not copied piece by piece into the engine; the piece is
     /// handed to the engine only when the record goes on into the next chunk (`handPieceToEngine`).
     private var waitingPiece: UnsafeRawBufferPointer?
+    /// The chunk being framed (nil between chunks): only a piece that lies in it may wait, since a piece from
+    /// anywhere else (the framer's own few held bytes) is gone when the call that handed it on returns.
+    private var framedChunk: UnsafeRawBufferPointer?
     /// The current record's bytes go to the engine piece by piece (`beginRecord` was called).
     var recordInEngine = false
     var readBuffer: [UInt8] = []
@@ -381,8 +384,19 @@ struct PipelineCore: RecordHandler {
         kept.removeAll(keepingCapacity: kept.capacity <= 1 << 20)
     }
 
+    mutating func chunkBegins(_ chunk: UnsafeRawBufferPointer) {
+        framedChunk = chunk
+    }
+
     mutating func chunkEnds() {
+        framedChunk = nil
         if waitingPiece != nil { handPieceToEngine() }
+    }
+
+    /// Whether `piece` lies in the chunk being framed.
+    private func inFramedChunk(_ piece: UnsafeRawBufferPointer) -> Bool {
+        guard let chunk = framedChunk, let start = chunk.baseAddress, let at = piece.baseAddress else { return false }
+        return at >= start && at + piece.count <= start + chunk.count
     }
 
     /// The record goes to the engine piece by piece from now on, starting with the piece that was waiting (its
@@ -411,7 +425,7 @@ struct PipelineCore: RecordHandler {
             if recordLength > parallel!.longRecordBytes { streamLongRecord() }
             return
         }
-        if !recordInEngine && waitingPiece == nil {
+        if !recordInEngine && waitingPiece == nil && inFramedChunk(bytes) {
             waitingPiece = bytes
             return
         }

@@ -29,6 +29,8 @@ struct InputDecoding {
         case sniffing
         case plain
         case compressed(Compression, any Decompressor)
+        /// The text is in an encoding StreamMap does not read: every read says so.
+        case refused(UnsupportedEncodingError)
     }
 
     private var state: State
@@ -71,6 +73,8 @@ struct InputDecoding {
             return sniff(into: room, from: read)
         case .compressed(let compression, let decompressor):
             return decompress(compression, decompressor, into: room, from: read)
+        case .refused(let error):
+            return .unsupportedEncoding(error)
         }
     }
 
@@ -92,7 +96,7 @@ struct InputDecoding {
             n += got
         }
         if let error = UnsupportedEncodingError.detect(UnsafeRawBufferPointer(rebasing: room[..<n])) {
-            state = .plain
+            state = .refused(error)
             pending = nil
             return .unsupportedEncoding(error)
         }
@@ -127,7 +131,31 @@ struct InputDecoding {
             pending = nil
             return p
         }
-        return decompress(compression, decompressor, into: room, from: read)
+        return firstText(compression, decompressor, into: room, from: read)
+    }
+
+    /// The first text of a compressed input, checked as plain text's first bytes are: text in UTF-16 or UTF-32 is
+    /// refused whether or not it came compressed. Decompresses until the text's start can be told.
+    private mutating func firstText(_ compression: Compression, _ decompressor: any Decompressor,
+                                    into room: UnsafeMutableRawBufferPointer,
+                                    from read: (UnsafeMutableRawBufferPointer) -> Int?) -> DecodedRead {
+        var produced = 0
+        while produced < room.count && UnsupportedEncodingError.couldBeMark(UnsafeRawBufferPointer(rebasing: room[..<produced])) {
+            let got = decompress(compression, decompressor, into: UnsafeMutableRawBufferPointer(rebasing: room[produced...]), from: read)
+            guard case .bytes(let n) = got else {
+                if produced == 0 { return got }  // the end, or a fault, before any text
+                pending = got
+                break
+            }
+            produced += n
+            if pending != nil { break }  // a fault after this text: it is handed on at the next read
+        }
+        if let error = UnsupportedEncodingError.detect(UnsafeRawBufferPointer(rebasing: room[..<produced])) {
+            pending = nil
+            state = .refused(error)
+            return .unsupportedEncoding(error)
+        }
+        return .bytes(produced)
     }
 
     private mutating func decompress(_ compression: Compression, _ decompressor: any Decompressor,
