@@ -45,13 +45,14 @@ struct RunStats {
     private(set) var errorsByPath: [String: [String: Int]] = [:]
     static let maximumPaths = 1000
 
-    /// Warnings that left a value out or replaced it: all but `… found absent` (an absent value that a default or
-    /// `optional` stands in for drops nothing). Without `--warnings`, a count line tells.
+    /// Warnings that left a value out or replaced it: all but those that say an absent value was stood in for
+    /// (`MapError.standsInForAbsent`: a default or `optional` for a value the record lacks drops nothing). Without
+    /// `--warnings`, a count line tells.
     var valuesDropped = 0
 
     mutating func noteWarnings(_ warnings: [MapError]) {
         self.warnings += warnings.count
-        for w in warnings where !(w.code == .required && w.message.hasSuffix("found absent")) { valuesDropped += 1 }
+        for w in warnings where !w.standsInForAbsent { valuesDropped += 1 }
         guard collectsPaths else { return }
         for w in warnings { Self.count(Self.generalized(w.sourcePath), w.code.rawValue, in: &warningsByPath) }
     }

@@ -56,6 +56,12 @@ struct NoSilentDropCLITests {
         ("first alternative fails", [], #"{"fields":{"a":{"to":"a","via":{"first":["integer","toString"]}}}}"#, #"{"a":true}"#),
         ("a rejected record", ["--type", "a=integer"], nil, #"{"a":"x"}"#),
         ("optional field, null", [], #"{"fields":{"a":{"to":"a","optional":true}}}"#, #"{"a":null}"#),
+        ("optional object, a required member absent", [],
+         #"{"fields":{"u":{"to":"u","optional":true,"via":{"object":{"fields":{"age":{"to":"age","required":true}}}}}}}"#,
+         #"{"u":{"name":"x"}}"#),
+        ("invalid: omit, a required member absent", [],
+         #"{"fields":{"u":{"to":"u","invalid":"omit","via":{"object":{"fields":{"age":{"to":"age","required":true}}}}}}}"#,
+         #"{"u":{"name":"x"}}"#),
     ]
 
     static let flagSets: [[String]] = [[], ["--engine", "tree"], ["--jobs", "2"], ["--stats"], ["--on-error", "fail"], ["OUTPUT"], ["REJECTS"]]
@@ -100,5 +106,15 @@ struct NoSilentDropCLITests {
         let absent = try CLI.run(["--spec", spec], stdin: #"{}"# + "\n")
         #expect(absent.stdout == "{}\n")
         #expect(absent.stderr == "")
+        // An optional object: absent, nothing dropped (also when an optional member inside a present one is
+        // absent); present but without a required member, the object is dropped and counted.
+        let nested = try CLI.temporaryFile(#"{"fields":{"u":{"to":"u","optional":true,"via":{"object":{"fields":{"age":{"to":"age","required":true},"b":{"to":"b","optional":true}}}}}}}"#)
+        for (record, out, counted) in [(#"{}"#, "{}", false), (#"{"u":{"age":1}}"#, #"{"u":{"age":1}}"#, false), (#"{"u":{"name":"x"}}"#, "{}", true)] {
+            for engine in ["stream", "tree"] {
+                let r = try CLI.run(["--spec", nested, "--engine", engine], stdin: record + "\n")
+                #expect(r.stdout == out + "\n")
+                #expect(r.stderr == (counted ? "streammap: 1 value was dropped or replaced with a warning (a key collision, a default or fallback for a value that does not map): --warnings lists them\n" : ""), "\(record) \(engine)")
+            }
+        }
     }
 }

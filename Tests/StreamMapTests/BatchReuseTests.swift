@@ -72,7 +72,7 @@ struct BatchReuseTests {
             let chunk = parallel.nextChunk()
             _ = chunk.fill { room in
                 let n = min(room.count, text.count)
-                room.copyMemory(from: UnsafeRawBufferPointer(start: text, count: n))
+                text.withUnsafeBytes { room.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
                 return n
             }
             return chunk.bytes

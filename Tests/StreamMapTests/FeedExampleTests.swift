@@ -64,6 +64,7 @@ struct FeedExampleTests {
         #expect(mapped.text == #"{"id":1,"age":36}"# && mapped.bytes == Array(mapped.text.utf8))
         #expect(try mapped.value() == ["id": 1, "age": 36])
         #expect(mapped.warnings.map(\.description) == [#"/home: warning: string "x" is not an absolute URL"#])
+        #expect(mapped.warnings.map(\.standsInForAbsent) == [false])  // "x" was there, and is dropped
         #expect(mapped.description.hasPrefix(#"line 1, byte 0: {"id":1,"age":36}"#))
         #expect(rejected.location == RecordLocation(line: 2, byteOffset: 29))
         #expect(rejected.text == #"{"id":2,"age":"x"}"# && rejected.raw == Array(rejected.text.utf8))
@@ -73,6 +74,7 @@ struct FeedExampleTests {
         #expect(error.sourcePath.pointer == "/age" && error.destinationPath.pointer == "/age")
         #expect(error.message == #"expected integer, found string "x""# && error.description == "/age: " + error.message)
         #expect(rejected.failure.warnings.map(\.message) == ["value is required, found absent"])  // the optional home
+        #expect(rejected.failure.warnings.map(\.standsInForAbsent) == [true])  // … absent: nothing dropped
     }
 
     /// Copies of a stream engine never share per-record state (copy on write of the compiled plan).

@@ -23,7 +23,8 @@ struct ReadAheadTests {
         let warning = MapError(.value, "bad \"x\"", isFatal: false, sourcePath: [.key("a/b~"), .index(300)], destinationPath: [.key("")])
         let fatal = MapError(.type, "expected integer", sourcePath: [.index(0)], destinationPath: .root)
         payload.withUnsafeBytes { e.mapped(RecordLocation(line: 7, byteOffset: 1 << 40), bytesIn: 300, payload: $0, warnings: [warning]) }
-        payload.withUnsafeBytes { e.mapped(RecordLocation(line: 8, byteOffset: 9), bytesIn: 300, payload: $0, warnings: []) }
+        let standIn = MapError(.required, "value is required, found absent", isFatal: false, standsInForAbsent: true, sourcePath: [.key("u")])
+        payload.withUnsafeBytes { e.mapped(RecordLocation(line: 8, byteOffset: 9), bytesIn: 300, payload: $0, warnings: [standIn]) }
         "kept".utf8CString.withUnsafeBytes { kept in
             e.rejected(RecordLocation(line: 9, byteOffset: 20), bytesIn: 301, failure: .mapping([fatal, warning]),
                        kept: UnsafeRawBufferPointer(rebasing: kept.dropLast()), totalBytes: 1000)
@@ -40,11 +41,14 @@ struct ReadAheadTests {
         e.ended(.read(.failed(errno: EIO)), bytesIn: 1)
         let block = e.take()
         var seen: [String] = []
+        var warnings: [[MapError]] = []
         block.withUnsafeBytes { raw in
             var d = RecordLogDecoder(raw)
             while let event = d.next() {
                 switch event {
-                case .mapped(let l, let n, let p, let w): seen.append("m \(l) \(n) \(String(decoding: p, as: UTF8.self)) \(w)")
+                case .mapped(let l, let n, let p, let w):
+                    seen.append("m \(l) \(n) \(String(decoding: p, as: UTF8.self)) \(w)")
+                    warnings.append(w)
                 case .rejected(let l, let n, let f, let k, let t): seen.append("r \(l) \(n) \(f) [\(String(decoding: k, as: UTF8.self))] \(t)")
                 case .filtered(let l, let n): seen.append("f \(l) \(n)")
                 case .ended(let end, let n): seen.append("e \(end) \(n)")
@@ -53,7 +57,7 @@ struct ReadAheadTests {
         }
         #expect(seen == [
             "m \(RecordLocation(line: 7, byteOffset: 1 << 40)) 300 {\"a\":\"é\"} \([warning])",
-            "m \(RecordLocation(line: 8, byteOffset: 9)) 300 {\"a\":\"é\"} []",
+            "m \(RecordLocation(line: 8, byteOffset: 9)) 300 {\"a\":\"é\"} \([standIn])",
             "r \(RecordLocation(line: 9, byteOffset: 20)) 301 \(RecordFailure.mapping([fatal, warning])) [kept] 1000",
             "r \(RecordLocation(line: 10, byteOffset: 21)) 301 \(RecordFailure.syntax(JSONSyntaxError(byteOffset: 3, message: "lexical error"))) [] 5",
             "r \(RecordLocation(line: 11, byteOffset: 22)) 302 \(RecordFailure.noOutput(warnings: [warning])) [] 2",
@@ -62,6 +66,7 @@ struct ReadAheadTests {
             "e \(ReadAheadEnd.cannotOpen(errno: ENOENT)) 0",
             "e \(ReadAheadEnd.read(.failed(errno: EIO))) 1",
         ])
+        #expect(warnings == [[warning], [standIn]])  // (flags included: a stand-in for an absent value is told apart)
     }
 
     /// Written before anyone reads it, a log keeps its budget in memory and spills the rest; it reads back in order.

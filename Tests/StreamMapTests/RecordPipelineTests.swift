@@ -114,7 +114,7 @@ struct RecordPipelineTests {
         var n = 0
         let end = pipeline.read("in", stopRequested: { n == 1 }) { room in
             let bytes = reads[n]
-            room.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+            bytes.withUnsafeBytes { room.copyMemory(from: $0) }
             n += 1
             return bytes.count
         }
@@ -130,7 +130,7 @@ struct RecordPipelineTests {
                 errno = 5
                 return nil
             }
-            room.copyMemory(from: UnsafeRawBufferPointer(start: reads[0], count: reads[0].count))
+            reads[0].withUnsafeBytes { room.copyMemory(from: $0) }
             return reads[0].count
         }
         #expect(failed == .failed(errno: 5))

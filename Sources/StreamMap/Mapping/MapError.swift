@@ -35,16 +35,23 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
     public var destinationPath: JSONPath
     /// What went wrong, without the path: `expected integer, found string "x"` (values shortened to 64 characters).
     public var message: String
+    /// A warning that only says an absent value was stood in for: an `optional` (`nonFatal`) mapper met a value the
+    /// record does not have and gave its fallback, so nothing the record holds was dropped or replaced. False for
+    /// every other error and warning — a fallback for a value that is there (null included, or an object whose
+    /// required member is missing), a key collision, an array element left out — which the command line counts as
+    /// dropped values.
+    public var standsInForAbsent: Bool
 
     /// Byte-wise, like every string comparison in StreamMap.
     public static func == (a: MapError, b: MapError) -> Bool {
-        a.code == b.code && a.isFatal == b.isFatal && a.sourcePath == b.sourcePath
+        a.code == b.code && a.isFatal == b.isFatal && a.standsInForAbsent == b.standsInForAbsent && a.sourcePath == b.sourcePath
             && a.destinationPath == b.destinationPath && bytesEqual(a.message, b.message)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(isFatal)
+        hasher.combine(standsInForAbsent)
         hasher.combine(sourcePath)
         hasher.combine(destinationPath)
         hasher.combine(ByteKey(message))
@@ -53,12 +60,13 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An error of `code` with `message`, fatal unless told, at the root of both records unless paths are given
     /// (containers prefix their children's paths as errors come up).
     public init(
-        _ code: Code, _ message: String, isFatal: Bool = true,
+        _ code: Code, _ message: String, isFatal: Bool = true, standsInForAbsent: Bool = false,
         sourcePath: JSONPath = .root, destinationPath: JSONPath = .root
     ) {
         self.code = code
         self.message = message
         self.isFatal = isFatal
+        self.standsInForAbsent = standsInForAbsent
         self.sourcePath = sourcePath
         self.destinationPath = destinationPath
     }
@@ -80,6 +88,16 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
     var nonFatal: MapError {
         var e = self
         e.isFatal = false
+        return e
+    }
+
+    /// A fatal error turned into a warning by a fallback for an absent value (see `standsInForAbsent`); a warning
+    /// stays as it is.
+    var standingInForAbsent: MapError {
+        guard isFatal else { return self }
+        var e = self
+        e.isFatal = false
+        e.standsInForAbsent = true
         return e
     }
 

@@ -18,7 +18,7 @@ extension Mapper {
         case .nonFatal(let inner, let fallback, _):
             let r = inner.map(source)
             guard r.isFatal else { return r }
-            return .success(fallback?.make(), warnings: r.errors)
+            return .success(fallback?.make(), warnings: source == nil ? r.errors.map(\.standingInForAbsent) : r.errors)
 
         case .policy(let inner, let policy):
             switch source {

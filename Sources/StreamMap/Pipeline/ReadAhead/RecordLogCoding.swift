@@ -81,7 +81,7 @@ struct RecordLogEncoder {
             case .unsupportedEncoding(let e):
                 block.append(6)
                 string(e.encoding)
-                bytes(UnsafeRawBufferPointer(start: e.byteOrderMark, count: e.byteOrderMark.count))
+                e.byteOrderMark.withUnsafeBytes { bytes($0) }
             }
         }
     }
@@ -117,7 +117,7 @@ struct RecordLogEncoder {
         number(list.count)
         for e in list {
             block.append(UInt8(MapError.Code.allCases.firstIndex(of: e.code)!))
-            block.append(e.isFatal ? 1 : 0)
+            block.append((e.isFatal ? 1 : 0) | (e.standsInForAbsent ? 2 : 0))
             path(e.sourcePath)
             path(e.destinationPath)
             string(e.message)
@@ -229,10 +229,11 @@ struct RecordLogDecoder {
     private mutating func errors() -> [MapError] {
         (0..<number()).map { _ in
             let code = MapError.Code.allCases[Int(byte())]
-            let fatal = byte() == 1
+            let flags = byte()
             let source = path()
             let destination = path()
-            return MapError(code, string(), isFatal: fatal, sourcePath: source, destinationPath: destination)
+            return MapError(code, string(), isFatal: flags & 1 != 0, standsInForAbsent: flags & 2 != 0,
+                            sourcePath: source, destinationPath: destination)
         }
     }
 
