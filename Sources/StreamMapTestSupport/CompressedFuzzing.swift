@@ -78,6 +78,8 @@ public enum CompressedFuzzing {
             if truncated && !(kept.count <= plain.count && Array(plain.prefix(kept.count)) == Array(kept)) {
                 return "\(format) cut at \(damaged.count): the records before the cut are not the text's first\n" + EngineFuzzing.printable(text)
             }
+        case .unsupportedEncoding where !truncated:
+            break  // a changed byte the format cannot see made the text start with a UTF-16 byte-order mark
         default:
             return "damaged \(format) at \(at): ended \(damagedEnd)\n" + EngineFuzzing.printable(text)
         }

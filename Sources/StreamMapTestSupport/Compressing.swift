@@ -11,7 +11,7 @@ public enum Compressing {
         repeat {
             let end = pieces <= 1 ? text.count : min(text.count, start + step)
             let c = OutputCompressor(compression, level: 1)
-            text[start..<end].withUnsafeBytes { c.compress($0) { out.append(contentsOf: $0); return true } }
+            _ = text[start..<end].withUnsafeBytes { c.compress($0) { out.append(contentsOf: $0); return true } }
             c.finish { out.append(contentsOf: $0); return true }
             start = end
         } while start < text.count

@@ -117,7 +117,7 @@ struct TableRowsTests {
             let format: TableFormat = i % 2 == 0 ? .csv : .tsv
             let writer = TableWriter(layout: layout, format: format)
             var stream = StreamEngine(mapper: c.mapper)
-            var tree = TreeEngine(mapper: c.mapper)
+            let tree = TreeEngine(mapper: c.mapper)
             for record in c.records {
                 var a = JSONWriter(), b = JSONWriter()
                 let oa = record.withUnsafeBytes { stream.map(record: $0, into: &a) }

@@ -82,7 +82,7 @@ struct YajlMemoryTests {
     @Test func recordsThatGrowYajlsBuffersMapAsTheTreeEngineMapsThem() throws {
         let mapper = try Spec(json: #"{"fields":{"s":"s","deep":"deep","t":"t"}}"#).mapper
         var stream = StreamEngine(mapper: mapper)
-        var tree = TreeEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
         var records: [String] = []
         for n in [1, 10, 300, 3_000, 20_000, 5, 70_000, 2] {
             let text = String(repeating: "a\\\"\\u00e9\\n", count: n)

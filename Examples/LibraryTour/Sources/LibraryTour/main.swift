@@ -77,6 +77,9 @@ var fromFile: [RecordResult] = []
 let counts = try events.mapRecords(inFile: eventsPath, options: MappingOptions(jobs: 2)) { fromFile.append($0) }
 check(fromFile == Array(swiftResults.prefix(4)) && counts == RecordCounts(recordsIn: 4, recordsOut: 3, recordsRejected: 1),
       "a file mapped with 2 jobs: \(counts)")
+var fileAsync: [RecordResult] = []
+for try await result in events.mappedRecords(inFile: eventsPath) { fileAsync.append(result) }
+check(fileAsync == fromFile, "a file as an async sequence of records (Linux too) gives the same records")
 
 // 6. Decoded into Codable models in one pass (no JSON written and parsed again), with a typed closure that
 // splits "owner/name" into its parts.

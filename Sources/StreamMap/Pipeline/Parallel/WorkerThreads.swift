@@ -43,6 +43,12 @@ struct WorkerThreads {
         return nil
     }
 
+    /// Lets the threads run on their own: nobody waits for them, and each frees itself when it returns.
+    mutating func detach() {
+        for thread in threads { pthread_detach(thread) }
+        threads.removeAll()
+    }
+
     /// Waits for every thread to return.
     mutating func join() {
         for thread in threads { pthread_join(thread, nil) }

@@ -1,0 +1,231 @@
+// AsyncFileRecords.swift — a file's records as an asynchronous sequence: `mapRecords(inFile:)` on a thread of its
+// own, its results handed to the consumer in order, with back-pressure. Works wherever pthreads do (Linux has no
+// `FileHandle.bytes` or `URL.resourceBytes`).
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Mapper {
+    /// The records of the file at `path` as an asynchronous sequence of results, in input order: what
+    /// `mapRecords(inFile:options:_:)` gives (compressed files decompressed, `options.jobs` threads mapping), read
+    /// and mapped on a thread of its own while the consumer awaits them.
+    ///
+    /// ```swift
+    /// for try await result in mapper.mappedRecords(inFile: "events.ndjson.gz") {
+    ///     if case .mapped(let record) = result { print(record.text) }
+    /// }
+    /// ```
+    ///
+    /// Reading starts at the first `next()`. At most `AsyncFileRecords.bufferedResults` results wait for the
+    /// consumer: a slow consumer slows the reading down, so memory stays bounded whatever the file's size.
+    /// The iteration throws what `mapRecords(inFile:)` throws (`InputError`, `CompressedInputError`,
+    /// `UnsupportedEncodingError`) after the results before the failure. Leaving the loop early, or cancelling the
+    /// task, stops the reading (a cancelled task's `next()` throws `CancellationError`).
+    public func mappedRecords(inFile path: String, options: MappingOptions = .init()) -> AsyncFileRecords {
+        AsyncFileRecords(mapper: self, path: path, options: options)
+    }
+}
+
+/// A file's mapped records as an asynchronous sequence (see `Mapper.mappedRecords(inFile:options:)`). Each
+/// iterator reads the file anew.
+public struct AsyncFileRecords: AsyncSequence, Sendable {
+    /// Each record's result: mapped or rejected, with its location.
+    public typealias Element = RecordResult
+
+    /// Results read ahead of the consumer, at most.
+    public static let bufferedResults = 4096
+
+    let mapper: Mapper
+    let path: String
+    let options: MappingOptions
+
+    /// An iterator that reads the file from its start (at its first `next()`).
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: self) }
+
+    /// Reads the file on a thread of its own and hands its results on in order; dropped, it stops the thread.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private let source: AsyncFileRecords
+        private var reading: Reading?
+        private var taken: [RecordResult] = []
+        private var position = 0
+        private var ended = false
+
+        init(source: AsyncFileRecords) { self.source = source }
+
+        /// The next record's result; nil after the last. Throws the input's error after the results before it,
+        /// and `CancellationError` once the task is cancelled.
+        public mutating func next() async throws -> RecordResult? {
+            if position < taken.count {
+                defer { position += 1 }
+                return taken[position]
+            }
+            guard !ended else { return nil }
+            if reading == nil { reading = Reading(source) }
+            let channel = reading!.channel
+            let batch: ResultChannel.Batch
+            do {
+                batch = try await channel.take()
+            } catch {
+                ended = true
+                reading = nil
+                throw error
+            }
+            switch batch {
+            case .results(let results):
+                taken = results
+                position = 1
+                return results[0]
+            case .end:
+                ended = true
+                reading = nil
+                return nil
+            }
+        }
+    }
+
+    /// The reading thread of one iterator; let go (the iterator ended or was dropped), it stops the thread.
+    final class Reading: Sendable {
+        let channel = ResultChannel(capacity: AsyncFileRecords.bufferedResults)
+
+        init(_ source: AsyncFileRecords) {
+            let channel = channel
+            var thread = WorkerThreads()
+            let failed = thread.start(1) {
+                do {
+                    try source.mapper.mapRecords(inFile: source.path, options: source.options) { result in
+                        guard channel.put(result) else { throw CancellationError() }
+                    }
+                    channel.finish(throwing: nil)
+                } catch {
+                    channel.finish(throwing: error)
+                }
+            }
+            if let failed {
+                channel.finish(throwing: InputError(input: source.path, code: failed, bytesRead: 0))
+            } else {
+                thread.detach()
+            }
+        }
+
+        deinit { channel.cancel() }
+    }
+}
+
+/// Results passed from one producing thread to one asynchronous consumer, in order: the producer blocks while
+/// `capacity` results wait; the consumer takes all that wait at once, or suspends until there are some.
+final class ResultChannel: @unchecked Sendable {
+    // @unchecked: every stored property is read and written with `mutex` held.
+
+    enum Batch {
+        case results([RecordResult])
+        case end
+    }
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let roomFreed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var queue: [RecordResult] = []
+    private let capacity: Int
+    private var waiting: CheckedContinuation<Void, Never>?
+    private var finished = false
+    private var failure: (any Error)?
+    private var cancelled = false
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(roomFreed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(roomFreed)
+        pthread_mutex_destroy(mutex)
+        roomFreed.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Producer: adds a result, waiting while the channel is full; false once the consumer is gone.
+    func put(_ result: RecordResult) -> Bool {
+        pthread_mutex_lock(mutex)
+        guard !cancelled else {
+            pthread_mutex_unlock(mutex)
+            return false
+        }
+        queue.append(result)
+        let consumer = waiting
+        waiting = nil
+        var full = queue.count >= capacity
+        pthread_mutex_unlock(mutex)
+        consumer?.resume()
+        guard full else { return true }
+        pthread_mutex_lock(mutex)
+        while queue.count >= capacity && !cancelled { pthread_cond_wait(roomFreed, mutex) }
+        full = cancelled
+        pthread_mutex_unlock(mutex)
+        return !full
+    }
+
+    /// Producer: no more results; `error` is thrown after them (nil: the input ended).
+    func finish(throwing error: (any Error)?) {
+        pthread_mutex_lock(mutex)
+        finished = true
+        failure = error
+        let consumer = waiting
+        waiting = nil
+        pthread_mutex_unlock(mutex)
+        consumer?.resume()
+    }
+
+    /// Consumer: gone; a waiting producer returns (its `put` says false).
+    func cancel() {
+        pthread_mutex_lock(mutex)
+        cancelled = true
+        let consumer = waiting
+        waiting = nil
+        pthread_cond_broadcast(roomFreed)
+        pthread_mutex_unlock(mutex)
+        consumer?.resume()
+    }
+
+    /// Consumer: every result waiting (never an empty batch), or the end; throws the producer's error after its
+    /// results, and `CancellationError` when the task is cancelled.
+    func take() async throws -> Batch {
+        try Task.checkCancellation()
+        while true {
+            pthread_mutex_lock(mutex)
+            if !queue.isEmpty {
+                var results: [RecordResult] = []
+                swap(&results, &queue)
+                pthread_cond_broadcast(roomFreed)
+                pthread_mutex_unlock(mutex)
+                return .results(results)
+            }
+            if finished || cancelled {
+                let error = cancelled ? CancellationError() : failure
+                failure = nil
+                pthread_mutex_unlock(mutex)
+                if let error { throw error }
+                return .end
+            }
+            pthread_mutex_unlock(mutex)
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    pthread_mutex_lock(mutex)
+                    if !queue.isEmpty || finished || cancelled {
+                        pthread_mutex_unlock(mutex)
+                        continuation.resume()
+                        return
+                    }
+                    waiting = continuation
+                    pthread_mutex_unlock(mutex)
+                }
+            } onCancel: {
+                cancel()
+            }
+        }
+    }
+}

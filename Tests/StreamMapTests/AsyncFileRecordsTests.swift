@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import StreamMapTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import StreamMap
+
+/// `Mapper.mappedRecords(inFile:options:)`: a file's records as an asynchronous sequence, on Linux as anywhere —
+/// the results of `mapRecords(inFile:)`, in order, with its errors; leaving the loop or cancelling stops the reading.
+@Suite("Async file records")
+struct AsyncFileRecordsTests {
+    static let mapper = Mapper.object { Field("id", to: "id", .integer) }
+
+    /// `n` records, every seventh rejected (a string id).
+    static func text(_ n: Int) -> [UInt8] {
+        Array((0..<n).map { i in i % 7 == 3 ? "{\"id\":\"x\(i)\"}\n" : "{\"id\":\(i),\"pad\":\"\(String(repeating: "p", count: i % 40))\"}\n" }.joined().utf8)
+    }
+
+    static func collect(_ path: String, _ options: MappingOptions = .init()) async throws -> [String] {
+        var seen: [String] = []
+        for try await result in mapper.mappedRecords(inFile: path, options: options) { seen.append("\(result)") }
+        return seen
+    }
+
+    @Test func theSameResultsAsMapRecordsInFile() async throws {
+        let text = Self.text(20_000)  // more results than wait for the consumer at once
+        let plain = try TestScratch.file(text, suffix: ".ndjson")
+        let gzip = try TestScratch.file(Compressing.compressed(text, .gzip), suffix: ".ndjson.gz")
+        var expected: [String] = []
+        let counts = try Self.mapper.mapRecords(inFile: plain) { expected.append("\($0)") }
+        #expect(counts.recordsIn == 20_000 && counts.recordsRejected == (0..<20_000).filter { $0 % 7 == 3 }.count)
+        #expect(expected.count == 20_000 && expected.count > AsyncFileRecords.bufferedResults)
+        for path in [plain, gzip] {
+            for jobs in [1, 2] {
+                #expect(try await Self.collect(path, MappingOptions(jobs: jobs)) == expected, "\(path) jobs \(jobs)")
+            }
+        }
+        // Each iterator reads the file anew.
+        let sequence = Self.mapper.mappedRecords(inFile: plain)
+        var first = sequence.makeAsyncIterator(), second = sequence.makeAsyncIterator()
+        #expect(try await first.next().map { "\($0)" } == expected[0])
+        #expect(try await first.next().map { "\($0)" } == expected[1])
+        #expect(try await second.next().map { "\($0)" } == expected[0])
+    }
+
+    @Test func errorsComeAfterTheResultsBeforeThem() async throws {
+        await #expect(throws: InputError.self) { _ = try await Self.collect("/nonexistent/streammap/in.ndjson") }
+        // A gzip file cut short: its first records, then the fault.
+        let packed = Compressing.compressed(Self.text(5000), .gzip)
+        let cut = try TestScratch.file(Array(packed.prefix(packed.count / 2)), suffix: ".gz")
+        var results = 0
+        var thrown: (any Error)?
+        do {
+            for try await _ in Self.mapper.mappedRecords(inFile: cut) { results += 1 }
+        } catch {
+            thrown = error
+        }
+        #expect(results > 100 && results < 5000)
+        #expect((thrown as? CompressedInputError)?.isTruncated == true, "\(String(describing: thrown))")
+        // An empty file: no results, no error.
+        #expect(try await Self.collect(try TestScratch.file([], suffix: ".ndjson")).isEmpty)
+    }
+
+    /// Leaving the loop early stops the reading thread: the file (a FIFO here) is closed, so its writer, still
+    /// writing, gets EPIPE instead of blocking for ever.
+    @Test func leavingTheLoopStopsTheReading() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let fifo = TestScratch.root + "/\(UUID().uuidString).fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writerEnded = DispatchSemaphore(value: 0)
+        let writeError = WriteOutcome()
+        Thread.detachNewThread {
+            let fd = open(fifo, O_WRONLY)
+            let line = Array("{\"id\":1}\n".utf8)
+            let block = Array(repeating: line, count: 1000).flatMap { $0 }
+            while fd >= 0 {
+                let n = block.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    writeError.set(errno)
+                    break
+                }
+            }
+            close(fd)
+            writerEnded.signal()
+        }
+        var taken = 0
+        for try await _ in Self.mapper.mappedRecords(inFile: fifo) {
+            taken += 1
+            if taken == 10 { break }
+        }
+        #expect(taken == 10)
+        #expect(writerEnded.wait(timeout: .now() + 20) == .success, "the reading thread did not stop")
+        #expect(writeError.value == EPIPE)
+    }
+
+    /// A cancelled task's `next()` throws `CancellationError`, and the reading stops.
+    @Test func cancellingTheTaskStops() async throws {
+        let path = try TestScratch.file(Self.text(50_000), suffix: ".ndjson")
+        let started = DispatchSemaphore(value: 0)
+        let task = Task {
+            var n = 0
+            for try await _ in Self.mapper.mappedRecords(inFile: path) {
+                n += 1
+                if n == 1 { started.signal() }
+                usleep(50)  // a slow consumer: the file would take seconds
+            }
+            return n
+        }
+        started.wait()
+        task.cancel()
+        let outcome = await task.result
+        switch outcome {
+        case .failure(let error): #expect(error is CancellationError, "\(error)")
+        case .success(let n): Issue.record("the iteration ran to the end (\(n) results) after its task was cancelled")
+        }
+    }
+
+    final class WriteOutcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var code: Int32 = 0
+        func set(_ value: Int32) { lock.withLock { code = value } }
+        var value: Int32 { lock.withLock { code } }
+    }
+}
