@@ -69,7 +69,6 @@ struct AsyncFileRecordsTests {
         signal(SIGPIPE, SIG_IGN)
         let fifo = TestScratch.root + "/\(UUID().uuidString).fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
-        let writerEnded = DispatchSemaphore(value: 0)
         let writeError = WriteOutcome()
         Thread.detachNewThread {
             let fd = open(fifo, O_WRONLY)
@@ -83,7 +82,6 @@ struct AsyncFileRecordsTests {
                 }
             }
             close(fd)
-            writerEnded.signal()
         }
         var taken = 0
         for try await _ in Self.mapper.mappedRecords(inFile: fifo) {
@@ -91,30 +89,66 @@ struct AsyncFileRecordsTests {
             if taken == 10 { break }
         }
         #expect(taken == 10)
-        #expect(writerEnded.wait(timeout: .now() + 20) == .success, "the reading thread did not stop")
+        #expect(await Self.eventually { writeError.value != 0 }, "the reading thread did not stop")
         #expect(writeError.value == EPIPE)
+    }
+
+    /// Results are handed over after each read, not held back for a batch: three records written to a FIFO reach
+    /// the consumer while the writer still holds it open (and waits for them).
+    @Test func aTrickleIsNotHeldBack() async throws {
+        let fifo = TestScratch.root + "/\(UUID().uuidString).fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let seen = DispatchSemaphore(value: 0)
+        let gotThem = WriteOutcome()
+        Thread.detachNewThread {
+            let fd = open(fifo, O_WRONLY)
+            let first = Array("{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n".utf8)
+            _ = first.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // (Long: with the whole suite running, the consumer's task may wait a while for a thread of the pool.)
+            gotThem.set(seen.wait(timeout: .now() + 300) == .success ? 1 : 0)
+            let last = Array("{\"id\":4}\n".utf8)
+            _ = last.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        var ids: [String] = []
+        for try await result in Self.mapper.mappedRecords(inFile: fifo) {
+            if case .mapped(let record) = result { ids.append(record.text) }
+            if ids.count == 3 { seen.signal() }
+        }
+        #expect(ids == [#"{"id":1}"#, #"{"id":2}"#, #"{"id":3}"#, #"{"id":4}"#])
+        #expect(gotThem.value == 1, "the first three records came only after the writer gave up waiting")
     }
 
     /// A cancelled task's `next()` throws `CancellationError`, and the reading stops.
     @Test func cancellingTheTaskStops() async throws {
         let path = try TestScratch.file(Self.text(50_000), suffix: ".ndjson")
-        let started = DispatchSemaphore(value: 0)
+        let started = WriteOutcome()
         let task = Task {
             var n = 0
             for try await _ in Self.mapper.mappedRecords(inFile: path) {
                 n += 1
-                if n == 1 { started.signal() }
+                if n == 1 { started.set(1) }
                 usleep(50)  // a slow consumer: the file would take seconds
             }
             return n
         }
-        started.wait()
+        #expect(await Self.eventually { started.value == 1 })
         task.cancel()
         let outcome = await task.result
         switch outcome {
         case .failure(let error): #expect(error is CancellationError, "\(error)")
         case .success(let n): Issue.record("the iteration ran to the end (\(n) results) after its task was cancelled")
         }
+    }
+
+    /// Whether `condition` holds within `seconds`, asked every 10 ms (without blocking a thread of the pool).
+    static func eventually(seconds: Double = 300, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return true
     }
 
     final class WriteOutcome: @unchecked Sendable {

@@ -91,17 +91,32 @@ public struct AsyncFileRecords: AsyncSequence, Sendable {
     /// The reading thread of one iterator; let go (the iterator ended or was dropped), it stops the thread.
     final class Reading: Sendable {
         let channel = ResultChannel(capacity: AsyncFileRecords.bufferedResults)
+        /// Results the reading thread gathers before it hands them over (sooner at the end of each read).
+        static let batchResults = 256
 
         init(_ source: AsyncFileRecords) {
             let channel = channel
             var thread = WorkerThreads()
             let failed = thread.start(1) {
+                // Results go over in batches (at the latest after each read), not one by one: one wake-up of the
+                // consumer per batch.
+                var batch: [RecordResult] = []
+                batch.reserveCapacity(Self.batchResults)
+                func handOver() throws {
+                    guard !batch.isEmpty else { return }
+                    guard channel.put(batch) else { throw CancellationError() }
+                    batch.removeAll(keepingCapacity: true)
+                }
                 do {
-                    try source.mapper.mapRecords(inFile: source.path, options: source.options) { result in
-                        guard channel.put(result) else { throw CancellationError() }
+                    try source.mapper.mapRecords(inFile: source.path, options: source.options,
+                                                 stopRequested: { channel.isCancelled }, afterRead: { try? handOver() }) { result in
+                        batch.append(result)
+                        if batch.count >= Self.batchResults { try handOver() }
                     }
+                    try handOver()
                     channel.finish(throwing: nil)
                 } catch {
+                    try? handOver()
                     channel.finish(throwing: error)
                 }
             }
@@ -148,14 +163,21 @@ final class ResultChannel: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Producer: adds a result, waiting while the channel is full; false once the consumer is gone.
-    func put(_ result: RecordResult) -> Bool {
+    /// Whether the consumer is gone.
+    var isCancelled: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return cancelled
+    }
+
+    /// Producer: adds results, then waits while the channel is full; false once the consumer is gone.
+    func put(_ results: [RecordResult]) -> Bool {
         pthread_mutex_lock(mutex)
         guard !cancelled else {
             pthread_mutex_unlock(mutex)
             return false
         }
-        queue.append(result)
+        queue.append(contentsOf: results)
         let consumer = waiting
         waiting = nil
         var full = queue.count >= capacity

@@ -74,10 +74,21 @@ extension Mapper {
     public func mapRecords(
         inFile path: String, options: MappingOptions = .init(), _ body: (RecordResult) throws -> Void
     ) throws -> RecordCounts {
+        try mapRecords(inFile: path, options: options, stopRequested: { false }, afterRead: {}, body)
+    }
+
+    /// `mapRecords(inFile:options:_:)`, asking `stopRequested` between reads (true ends the input there, after the
+    /// records read so far) and calling `afterRead` after each read.
+    @discardableResult
+    func mapRecords(
+        inFile path: String, options: MappingOptions, stopRequested: () -> Bool, afterRead: () -> Void,
+        _ body: (RecordResult) throws -> Void
+    ) throws -> RecordCounts {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError(input: path, code: errno, bytesRead: 0) }
         defer { close(fd) }
-        return try mapRecords(fromFileDescriptor: fd, name: path, options: options, body)
+        return try mapRecords(fromFileDescriptor: fd, name: path, options: options, stopRequested: stopRequested,
+                              afterRead: afterRead, body)
     }
 
     /// Maps what can be read from `fd` (a file, a pipe, a socket; Foundation's `FileHandle.fileDescriptor`) to
@@ -86,6 +97,14 @@ extension Mapper {
     public func mapRecords(
         fromFileDescriptor fd: Int32, name: String = "", options: MappingOptions = .init(),
         _ body: (RecordResult) throws -> Void
+    ) throws -> RecordCounts {
+        try mapRecords(fromFileDescriptor: fd, name: name, options: options, stopRequested: { false }, afterRead: {}, body)
+    }
+
+    @discardableResult
+    func mapRecords(
+        fromFileDescriptor fd: Int32, name: String, options: MappingOptions, stopRequested: () -> Bool,
+        afterRead: () -> Void, _ body: (RecordResult) throws -> Void
     ) throws -> RecordCounts {
         try withoutActuallyEscaping(body) { body in
             let output = ResultCollector()
@@ -111,7 +130,7 @@ extension Mapper {
                 settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,
                                                  keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),
                 output: output, makeEngine: options.jobs > 1 ? makeEngine : nil)
-            let end = pipeline.read(name, fileDescriptor: fd)
+            let end = pipeline.read(name, fileDescriptor: fd, stopRequested: stopRequested, afterRead: { _ in afterRead() })
             pipeline.finish()
             if let thrown { throw thrown }
             switch end {
