@@ -310,18 +310,23 @@ struct PipelineCore: RecordHandler {
                 finishBatches()  // the whole records read so far are mapped and handed on
                 return isStopped ? .stopped : .interrupted
             }
-            // With workers, the bytes go into a chunk that the batches point into; else into the read buffer.
+            // With workers, the bytes go into a chunk that the batches point into; else into the read buffer, or
+            // (decompressing ahead) they are framed where the decompressing thread put them.
             let chunk = parallel?.nextChunk()
             var result = DecodedRead.end
+            var lent: UnsafeMutableRawBufferPointer?
             if let chunk {
                 _ = chunk.fill { room in
                     result = decode(into: room)
                     if case .bytes(let n) = result { return n }
                     return nil
                 }
+            } else if let ahead {
+                (result, lent) = ahead.take(stopRequested: stopRequested)
             } else {
                 result = buffer.withUnsafeMutableBytes { decode(into: $0) }
             }
+            defer { if let lent { ahead!.recycle(lent) } }
             let n: Int
             switch result {
             case .bytes(let count):
@@ -344,6 +349,8 @@ struct PipelineCore: RecordHandler {
             beforeFraming?(bytesIn)
             if let chunk {
                 frame(chunk.bytes)
+            } else if let lent {
+                frame(UnsafeRawBufferPointer(rebasing: lent[..<n]))  // (framing keeps no pointer into it afterwards)
             } else {
                 buffer.withUnsafeBytes { frame(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
             }

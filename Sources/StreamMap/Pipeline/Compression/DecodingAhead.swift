@@ -65,24 +65,36 @@ final class DecodingAhead: @unchecked Sendable {
     /// The next read's result, its text copied into `room` (which must be as large as the rooms the thread fills).
     /// While waiting, asks `stopRequested` every 50 ms: true gives `failed(EINTR)`, as an interrupted read would.
     func read(into room: UnsafeMutableRawBufferPointer, stopRequested: () -> Bool) -> DecodedRead {
+        let (result, buffer) = take(stopRequested: stopRequested)
+        if case .bytes(let n) = result {
+            precondition(n <= room.count, "DecodingAhead: a room smaller than the thread's")
+            room.baseAddress!.copyMemory(from: buffer!.baseAddress!, byteCount: n)
+        }
+        if let buffer { recycle(buffer) }
+        return result
+    }
+
+    /// The next read's result and the buffer that holds its text, lent until `recycle` (no copy: the caller frames
+    /// the text where it lies); no buffer when stopped. While waiting, asks `stopRequested` as `read` does.
+    func take(stopRequested: () -> Bool) -> (DecodedRead, UnsafeMutableRawBufferPointer?) {
         pthread_mutex_lock(mutex)
         while results.isEmpty {
             pthread_mutex_unlock(mutex)
-            if stopRequested() { return .failed(errno: EINTR) }
+            if stopRequested() { return (.failed(errno: EINTR), nil) }
             pthread_mutex_lock(mutex)
             if results.isEmpty { Self.wait(changed, mutex, milliseconds: 50) }
         }
         let (result, buffer) = results.removeFirst()
         pthread_mutex_unlock(mutex)
-        if case .bytes(let n) = result {
-            precondition(n <= room.count, "DecodingAhead: a room smaller than the thread's")
-            room.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: n)
-        }
+        return (result, buffer)
+    }
+
+    /// Gives back a buffer `take` lent, for the thread to fill again.
+    func recycle(_ buffer: UnsafeMutableRawBufferPointer) {
         pthread_mutex_lock(mutex)
         free.append(buffer)
         pthread_cond_broadcast(changed)
         pthread_mutex_unlock(mutex)
-        return result
     }
 
     /// Stops the thread (after the read it is making) and waits for it.
