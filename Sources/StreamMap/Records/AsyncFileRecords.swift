@@ -134,15 +134,14 @@ public struct AsyncFileRecords: AsyncSequence, Sendable {
 /// Results passed from one producing thread to one asynchronous consumer, in order: the producer blocks while
 /// `capacity` results wait; the consumer takes all that wait at once, or suspends until there are some.
 final class ResultChannel: @unchecked Sendable {
-    // @unchecked: every stored property is read and written with `mutex` held.
+    // @unchecked: every stored var is read and written only in `monitor.withLock` (whose condition is "room freed").
 
     enum Batch {
         case results([RecordResult])
         case end
     }
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let roomFreed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let monitor = Monitor()
     private var queue: [RecordResult] = []
     private let capacity: Int
     private var waiting: CheckedContinuation<Void, Never>?
@@ -150,67 +149,55 @@ final class ResultChannel: @unchecked Sendable {
     private var failure: (any Error)?
     private var cancelled = false
 
-    init(capacity: Int) {
-        self.capacity = max(1, capacity)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(roomFreed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(roomFreed)
-        pthread_mutex_destroy(mutex)
-        roomFreed.deallocate()
-        mutex.deallocate()
-    }
+    init(capacity: Int) { self.capacity = max(1, capacity) }
 
     /// Whether the consumer is gone.
-    var isCancelled: Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return cancelled
-    }
+    var isCancelled: Bool { monitor.withLock { cancelled } }
 
     /// Producer: adds results, then waits while the channel is full; false once the consumer is gone.
     func put(_ results: [RecordResult]) -> Bool {
-        pthread_mutex_lock(mutex)
-        guard !cancelled else {
-            pthread_mutex_unlock(mutex)
-            return false
+        let (accepted, consumer, full) = monitor.withLock { () -> (Bool, CheckedContinuation<Void, Never>?, Bool) in
+            guard !cancelled else { return (false, nil, false) }
+            queue.append(contentsOf: results)
+            defer { waiting = nil }
+            return (true, waiting, queue.count >= capacity)
         }
-        queue.append(contentsOf: results)
-        let consumer = waiting
-        waiting = nil
-        var full = queue.count >= capacity
-        pthread_mutex_unlock(mutex)
         consumer?.resume()
+        guard accepted else { return false }
         guard full else { return true }
-        pthread_mutex_lock(mutex)
-        while queue.count >= capacity && !cancelled { pthread_cond_wait(roomFreed, mutex) }
-        full = cancelled
-        pthread_mutex_unlock(mutex)
-        return !full
+        return monitor.withLock {
+            while queue.count >= capacity && !cancelled { monitor.wait() }
+            return !cancelled
+        }
     }
 
     /// Producer: no more results; `error` is thrown after them (nil: the input ended).
     func finish(throwing error: (any Error)?) {
-        pthread_mutex_lock(mutex)
-        finished = true
-        failure = error
-        let consumer = waiting
-        waiting = nil
-        pthread_mutex_unlock(mutex)
+        let consumer = monitor.withLock { () -> CheckedContinuation<Void, Never>? in
+            finished = true
+            failure = error
+            defer { waiting = nil }
+            return waiting
+        }
         consumer?.resume()
     }
 
     /// Consumer: gone; a waiting producer returns (its `put` says false).
     func cancel() {
-        pthread_mutex_lock(mutex)
-        cancelled = true
-        let consumer = waiting
-        waiting = nil
-        pthread_cond_broadcast(roomFreed)
-        pthread_mutex_unlock(mutex)
+        let consumer = monitor.withLock { () -> CheckedContinuation<Void, Never>? in
+            cancelled = true
+            monitor.broadcast()
+            defer { waiting = nil }
+            return waiting
+        }
         consumer?.resume()
+    }
+
+    /// What the consumer finds: results, the end (or an error to throw), or nothing yet.
+    private enum Found {
+        case batch(Batch)
+        case error(any Error)
+        case nothing
     }
 
     /// Consumer: every result waiting (never an empty batch), or the end; throws the producer's error after its
@@ -218,32 +205,31 @@ final class ResultChannel: @unchecked Sendable {
     func take() async throws -> Batch {
         try Task.checkCancellation()
         while true {
-            pthread_mutex_lock(mutex)
-            if !queue.isEmpty {
-                var results: [RecordResult] = []
-                swap(&results, &queue)
-                pthread_cond_broadcast(roomFreed)
-                pthread_mutex_unlock(mutex)
-                return .results(results)
-            }
-            if finished || cancelled {
+            let found = monitor.withLock { () -> Found in
+                if !queue.isEmpty {
+                    var results: [RecordResult] = []
+                    swap(&results, &queue)
+                    monitor.broadcast()
+                    return .batch(.results(results))
+                }
+                guard finished || cancelled else { return .nothing }
                 let error = cancelled ? CancellationError() : failure
                 failure = nil
-                pthread_mutex_unlock(mutex)
-                if let error { throw error }
-                return .end
+                return error.map(Found.error) ?? .batch(.end)
             }
-            pthread_mutex_unlock(mutex)
+            switch found {
+            case .batch(let batch): return batch
+            case .error(let error): throw error
+            case .nothing: break
+            }
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    pthread_mutex_lock(mutex)
-                    if !queue.isEmpty || finished || cancelled {
-                        pthread_mutex_unlock(mutex)
-                        continuation.resume()
-                        return
+                    let ready = monitor.withLock { () -> Bool in
+                        if !queue.isEmpty || finished || cancelled { return true }
+                        waiting = continuation
+                        return false
                     }
-                    waiting = continuation
-                    pthread_mutex_unlock(mutex)
+                    if ready { continuation.resume() }
                 }
             } onCancel: {
                 cancel()

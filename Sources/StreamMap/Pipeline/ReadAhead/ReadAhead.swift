@@ -82,14 +82,13 @@ final class ReadAhead {
 /// The read-ahead's shared state: which file each worker takes next, at most `window` ahead of the one the
 /// pipeline is writing.
 final class ReadAheadSchedule: @unchecked Sendable {
-    // @unchecked: `started`, `written` and `cancelled` are read and written only with `mutex` held; `paths` and
+    // @unchecked: `started`, `written` and `cancelled` are read and written only in `monitor.withLock`; `paths` and
     // `logs` are set at init and never change (a log is itself thread-safe).
 
     let paths: [String]
     let logs: [RecordLog]
     let window: Int
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let monitor = Monitor()
     /// Files handed to a worker so far (in order), and files the pipeline has written (or let go).
     private var started = 0
     private var written = 0
@@ -99,49 +98,36 @@ final class ReadAheadSchedule: @unchecked Sendable {
         self.paths = paths
         self.window = window
         logs = paths.map { _ in RecordLog(memoryBudget: memoryBudget) }
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
     }
 
-    deinit {
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        changed.deallocate()
-        mutex.deallocate()
-    }
-
-    var isCancelled: Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return cancelled
-    }
+    var isCancelled: Bool { monitor.withLock { cancelled } }
 
     /// A worker's next file: waits while `window` files are ahead of the one being written; nil when every file
     /// was started, or the run is over.
     func take() -> Int? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while !cancelled && started < paths.count && started >= written + window { pthread_cond_wait(changed, mutex) }
-        guard !cancelled && started < paths.count else { return nil }
-        started += 1
-        return started - 1
+        monitor.withLock {
+            while !cancelled && started < paths.count && started >= written + window { monitor.wait() }
+            guard !cancelled && started < paths.count else { return nil }
+            started += 1
+            return started - 1
+        }
     }
 
     /// The pipeline is done with file `index`: its log lets go, and a worker may start another file.
     func release(_ index: Int) {
         logs[index].cancel()
-        pthread_mutex_lock(mutex)
-        written = max(written, index + 1)
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        monitor.withLock {
+            written = max(written, index + 1)
+            monitor.broadcast()
+        }
     }
 
     /// The run is over: workers take no more files, and every log lets go.
     func cancel() {
-        pthread_mutex_lock(mutex)
-        cancelled = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        monitor.withLock {
+            cancelled = true
+            monitor.broadcast()
+        }
         for log in logs { log.cancel() }
     }
 }
