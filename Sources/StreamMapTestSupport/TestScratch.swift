@@ -37,6 +37,11 @@ public enum TestScratch {
         return path
     }
 
+    /// The bytes of the file at `path`.
+    public static func read(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
     /// Removes the `streammap-tests-PID` directories of processes that no longer run.
     static func removeAbandoned(in temporary: String) {
         let prefix = "streammap-tests-"

@@ -45,9 +45,9 @@ struct MapCommand: ParsableCommand {
             completion: .file())
     var output: String?
 
-    @Option(help: ArgumentHelp("Write records as ndjson (the default), csv or tsv: a header row, then one row per record with one column per output field of the spec, in spec order (nested fields: their paths joined with the spec's delimiter); needs a spec that names every output field.",
+    @Option(help: ArgumentHelp("Write records as ndjson (the default; or by -o's name: .arrow, .feather and .arrows are Arrow), csv or tsv (a header row, then one row per record with one column per output field of the spec, in spec order; nested fields: their paths joined with the spec's delimiter), or arrow: Arrow IPC, typed columns from the spec (the file format when -o ends in .arrow or .feather, else the stream format; arrow-file and arrow-stream choose). Tables and Arrow need a spec that names every output field; Arrow also its type.",
                                valueName: "format"))
-    var to: OutputFormat = .ndjson
+    var to: OutputFormat?
 
     @Option(help: ArgumentHelp("Compress the output: gzip, zstd, xz, bzip2 or none (default: by -o's name: .gz, .zst, .xz, .bz2; else none). Compressed inputs (gzip, zstd, xz, bzip2) are told by their first bytes and need no flag.",
                                valueName: "format"))
@@ -144,14 +144,17 @@ struct MapCommand: ParsableCommand {
         }
         Signals.install()
         let paths = inputs.isEmpty ? ["-"] : inputs
-        var table: TableWriter?
-        if let format = to.table {
-            do throws(TableLayoutError) {
-                let layout = try TableLayout(mapper: loaded.mapper)
-                table = TableWriter(layout: layout, format: format, delimiter: loaded.document["delimiter"]?.stringValue ?? ".")
-            } catch {
-                throw ValidationError("--to \(to.rawValue): \(error)")
-            }
+        let to = self.to ?? output.flatMap(OutputFormat.forFileName) ?? .ndjson
+        let format = to.recordFormat(output: output)
+        let formatted: FormattedMapping
+        do {
+            // For Arrow, the mapper gains the checks that reject a value its column cannot hold (both engines).
+            formatted = try FormattedMapping(loaded.mapper, format: format, delimiter: loaded.document["delimiter"]?.stringValue ?? ".")
+        } catch {
+            throw ValidationError("--to \(to.rawValue): \(error)")
+        }
+        if case .arrow = format, let c = compress.map(\.rawValue) ?? output.flatMap(Compression.forFileName)?.rawValue, c != "none" {
+            throw ValidationError("--to \(to.rawValue): Arrow IPC is written uncompressed (not \(c))")
         }
 
         if byteRange != nil, let compression = InputFile.compression(of: paths[0]) {
@@ -195,7 +198,7 @@ struct MapCommand: ParsableCommand {
         }
 
         let compression = compress.map(\.compression) ?? output.flatMap(Compression.forFileName)
-        let recordOutput = RecordOutput(file: out, table: table, compressor: compression.map { OutputCompressor($0) })
+        let recordOutput = formatted.writer(to: out, compressor: compression.map { OutputCompressor($0) })
 
         var settings = RunSettings()
         settings.pipeline.framing = byteRange != nil ? .ndjson : framing
@@ -212,17 +215,18 @@ struct MapCommand: ParsableCommand {
         let total = showProgress ? InputFile.totalSize(paths) : nil
 
         // With --jobs, each worker makes its engine on its own thread, from a mapper of its own: nothing shared.
-        let mapper = loaded.mapper
+        let mapper = formatted.mapper
         let mappers = loaded.independentMappers()
+        let independent: @Sendable () -> (mapper: Mapper, filter: RecordFilter?) = { let m = mappers(); return (formatted.mapper(for: m.mapper), m.filter) }
         let engine: any RecordEngine
         let makeEngine: @Sendable () -> any RecordEngine
         switch self.engine {
         case .stream:
             engine = StreamEngine(mapper: mapper, filter: loaded.filter)
-            makeEngine = { let m = mappers(); return StreamEngine(mapper: m.mapper, filter: m.filter) }
+            makeEngine = { let m = independent(); return StreamEngine(mapper: m.mapper, filter: m.filter) }
         case .tree:
             engine = TreeEngine(mapper: mapper, filter: loaded.filter)
-            makeEngine = { let m = mappers(); return TreeEngine(mapper: m.mapper, filter: m.filter) }
+            makeEngine = { let m = independent(); return TreeEngine(mapper: m.mapper, filter: m.filter) }
         }
         var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: recordOutput,
                          rejects: rejectsFile, console: console)
@@ -271,9 +275,29 @@ extension MapCommand {
 
 /// The output's format (`--to`).
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case ndjson, csv, tsv
+    case ndjson, csv, tsv, arrow
+    case arrowFile = "arrow-file"
+    case arrowStream = "arrow-stream"
 
-    var table: TableFormat? { TableFormat(rawValue: rawValue) }
+    /// The library's format; `arrow` is Arrow's IPC file format when `-o` ends in .arrow or .feather, else the stream.
+    func recordFormat(output: String?) -> RecordFormat {
+        switch self {
+        case .ndjson: return .ndjson
+        case .csv: return .table(.csv)
+        case .tsv: return .table(.tsv)
+        case .arrowFile: return .arrow(.file)
+        case .arrowStream: return .arrow(.stream)
+        case .arrow: return .arrow(Self.forFileName(output ?? "") == .arrowFile ? .file : .stream)
+        }
+    }
+
+    /// Arrow when `-o` names an Arrow file (.arrow, .feather; .arrows: the stream format).
+    static func forFileName(_ path: String) -> OutputFormat? {
+        let name = path.lowercased()
+        if name.hasSuffix(".arrow") || name.hasSuffix(".feather") { return .arrowFile }
+        if name.hasSuffix(".arrows") { return .arrowStream }
+        return nil
+    }
 
     static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }

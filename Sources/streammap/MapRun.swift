@@ -29,14 +29,14 @@ enum StopReason: Equatable {
 /// standard error or the rejects file, with the counts, `--on-error` and `--max-rejects`.
 final class CommandOutput: RecordPipelineOutput {
     let settings: RunSettings
-    var file: RecordOutput
+    var file: RecordWriter
     var rejects: RejectsFile?
     let console: Console
     var stats = RunStats()
     var stop: StopReason?
     var progress: ProgressDisplay?
 
-    init(settings: RunSettings, file: RecordOutput, rejects: RejectsFile?, console: Console) {
+    init(settings: RunSettings, file: RecordWriter, rejects: RejectsFile?, console: Console) {
         self.settings = settings
         self.file = file
         self.rejects = rejects
@@ -103,13 +103,13 @@ final class CommandOutput: RecordPipelineOutput {
 
     /// Writes the output past its threshold; false when the run must stop (a closed pipe, a write error, a stop).
     private func flushIfFull() -> Bool {
-        if file.writer.bytes.count >= RecordOutput.flushThreshold { flush() }
+        if file.writer.bytes.count >= RecordWriter.flushThreshold { flush() }
         return stop == nil
     }
 
     func flush() { report(file.flush()) }
 
-    /// Writes the rest and ends the output (`RecordOutput.finish`).
+    /// Writes the rest and ends the output (`RecordWriter.finish`).
     func finish() { report(file.finish()) }
 
     private func report(_ result: WriteResult) {
@@ -118,6 +118,9 @@ final class CommandOutput: RecordPipelineOutput {
         case .closed: if stop == nil || stop == .tooManyRejects { stop = .outputClosed }
         case .failed(let code):
             console.error("\(file.file.name): write error: \(Console.describe(errno: code))")
+            if interruptingSignal == nil { stop = .outputFailed }
+        case .unwritable(let message):
+            console.error("\(file.file.name): cannot write a mapped record: \(message)")
             if interruptingSignal == nil { stop = .outputFailed }
         }
     }
@@ -150,7 +153,7 @@ struct MapRun {
     /// With `--byte-range`: the part of its file that is read.
     var window: ByteRangeWindow?
 
-    init(engine: any RecordEngine, makeEngine: (@Sendable () -> any RecordEngine)?, settings: RunSettings, file: RecordOutput,
+    init(engine: any RecordEngine, makeEngine: (@Sendable () -> any RecordEngine)?, settings: RunSettings, file: RecordWriter,
          rejects: RejectsFile?, console: Console) {
         var pipelineSettings = settings.pipeline
         pipelineSettings.keptRecordBytes = rejects?.bytesToKeep ?? 0

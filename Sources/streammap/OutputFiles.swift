@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import StreamMap
 
 /// Where a file name or an inherited descriptor leads, to tell before anything is read or truncated when two
 /// outputs — or an output and an input — are one file: by device and inode when the file exists, by its absolute
@@ -99,6 +100,12 @@ extension FileOutput {
     }
 
     /// `create`, except that `/dev/stdout` and `/dev/stderr` are the inherited descriptors, written as they are.
+    /// Opens (creates or truncates) a file for writing.
+    static func create(_ path: String) -> Result<FileOutput, Errno> {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        return fd < 0 ? .failure(Errno(code: errno)) : .success(FileOutput(fd: fd, name: path))
+    }
+
     static func createOrInherit(_ path: String) -> Result<FileOutput, Errno> {
         if let fd = inheritedDescriptor(path) { return .success(FileOutput(fd: fd, name: path)) }
         return create(path)

@@ -1,0 +1,420 @@
+// ArrowWriter.swift — mapped records (compact JSON objects, as the engines write them) into Arrow record
+// batches, written in the Arrow IPC stream or file format (https://arrow.apache.org/docs/format/Columnar.html).
+// Arrow data is little-endian, as every platform this package builds for is: buffers are copied as they are.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if _endian(big)
+#error("ArrowWriter writes the host's integers as Arrow's little-endian buffers")
+#endif
+
+/// Which of Arrow IPC's two formats: the stream (read as it comes: `pyarrow.ipc.open_stream`, a pipe) or the
+/// file (`ARROW1` magic and a footer indexing the batches: `pyarrow.ipc.open_file`, `polars.read_ipc`, Feather v2).
+public enum ArrowIPCFormat: String, Sendable, CaseIterable {
+    case stream
+    case file
+}
+
+/// A mapped value the writer cannot put in its column. The checks of `ArrowSchema.checking(_:)` reject such
+/// records before they reach the writer, so this error means a mapping the schema does not describe.
+public struct ArrowWriteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What did not fit, with the column.
+    public var message: String
+    public var description: String { message }
+}
+
+/// Writes mapped records as Arrow record batches of a schema's columns.
+///
+/// Each record is one row; a field the record lacks, or null, is a null. Rows gather into a batch until
+/// `batchRows` rows or about `batchBytes` bytes of records (whichever comes first), so memory stays bounded
+/// whatever the number of records. What the writer produces is given to the caller to write, in order:
+///
+/// ```swift
+/// var writer = ArrowRecordWriter(schema: try ArrowSchema(mapper: mapper), format: .stream)
+/// var out: [UInt8] = []
+/// try writer.append(recordLine)             // a mapped record's JSON text
+/// if writer.isBatchFull { writer.writeBatch(into: &out) }
+/// writer.finish(into: &out)                 // the last batch and the end of the stream (or the file's footer)
+/// ```
+public struct ArrowRecordWriter: Sendable {
+    /// The columns.
+    public let schema: ArrowSchema
+    /// Stream or file.
+    public let format: ArrowIPCFormat
+    /// The most rows in one batch (65 536 by default).
+    public var batchRows = 1 << 16
+    /// About the most bytes of records in one batch (8 MiB by default).
+    public var batchBytes = 1 << 23
+
+    private var columns: ColumnBuilder
+    private var rows = 0
+    private var recordBytes = 0
+    private var started = false
+    /// Bytes given out so far (the file format's footer needs each batch's offset).
+    private var written = 0
+    private var blocks: [Block] = []
+
+    private struct Block: Sendable {
+        var offset: Int
+        var metadataBytes: Int
+        var bodyBytes: Int
+    }
+
+    /// A writer of `schema`'s columns in `format`.
+    public init(schema: ArrowSchema, format: ArrowIPCFormat) {
+        self.schema = schema
+        self.format = format
+        columns = ColumnBuilder(.structure(schema.fields))
+    }
+
+    /// Rows appended since the last batch was written.
+    public var pendingRows: Int { rows }
+
+    /// Whether the rows appended make a whole batch (`writeBatch(into:)` then).
+    public var isBatchFull: Bool { rows >= batchRows || recordBytes >= batchBytes }
+
+    /// Appends one mapped record: `record` is its JSON object (compact, as the engines write it; no newline).
+    /// Throws when a value does not fit its column; then the writer must not be used again.
+    public mutating func append(_ record: UnsafeRawBufferPointer) throws(ArrowWriteError) {
+        let scanner = CompactJSONScanner(bytes: record)
+        let start = scanner.skipSpace(0)
+        guard start < record.count, record[start] == UInt8(ascii: "{") else {
+            throw ArrowWriteError(message: "a mapped record is not a JSON object")
+        }
+        _ = try columns.append(scanner, at: start)
+        rows += 1
+        recordBytes += record.count
+    }
+
+    /// Writes the rows appended so far as one record batch (after the file's magic and the schema, the first time).
+    /// Nothing when no row is waiting (except that first part).
+    public mutating func writeBatch(into out: inout [UInt8]) {
+        writeStart(into: &out)
+        guard rows > 0 else { return }
+        var body: [UInt8] = []
+        body.reserveCapacity(recordBytes + recordBytes / 2 + 1024)
+        var nodes: [UInt8] = []
+        var buffers: [UInt8] = []
+        for child in columns.children { child.writeBuffers(body: &body, nodes: &nodes, buffers: &buffers) }
+        let batch = FlatObject.table([
+            .int64(Int64(rows)),
+            .object(.structs(nodes, count: nodes.count / 16, alignment: 8)),
+            .object(.structs(buffers, count: buffers.count / 16, alignment: 8)),
+        ])
+        writeMessage(header: 3, batch, body: body, into: &out, indexed: true)
+        columns.removeAll()
+        rows = 0
+        recordBytes = 0
+    }
+
+    /// Writes the last batch and ends the output: the stream's end marker, or the file's footer.
+    public mutating func finish(into out: inout [UInt8]) {
+        writeBatch(into: &out)
+        put(0xFFFF_FFFF as UInt32, 0 as UInt32, into: &out)
+        guard format == .file else { return }
+        var blockBytes: [UInt8] = []
+        for b in blocks {
+            blockBytes.appendLittleEndian(Int64(b.offset))
+            blockBytes.appendLittleEndian(Int32(b.metadataBytes))
+            blockBytes.appendLittleEndian(Int32(0))
+            blockBytes.appendLittleEndian(Int64(b.bodyBytes))
+        }
+        let footer = FlatBufferEncoder.encode(.table([
+            .int16(Self.metadataVersion),
+            .object(schemaTable),
+            .object(.structs([], count: 0, alignment: 8)),
+            .object(.structs(blockBytes, count: blocks.count, alignment: 8)),
+        ]))
+        append(footer, into: &out)
+        put(UInt32(footer.count), into: &out)
+        append(Array("ARROW1".utf8), into: &out)
+    }
+
+    /// MetadataVersion V5.
+    static let metadataVersion: Int16 = 4
+
+    private mutating func writeStart(into out: inout [UInt8]) {
+        guard !started else { return }
+        started = true
+        if format == .file { append(Array("ARROW1".utf8) + [0, 0], into: &out) }
+        writeMessage(header: 1, schemaTable, body: [], into: &out, indexed: false)
+    }
+
+    private var schemaTable: FlatObject {
+        .table([.int16(0), .object(.objects(schema.fields.map(Self.fieldTable)))])
+    }
+
+    private static func fieldTable(_ field: ArrowField) -> FlatObject {
+        let (typeID, typeTable, children) = typeParts(field.type)
+        return .table([
+            .object(.string(field.name)), .bool(true), .uint8(typeID), .object(typeTable), nil,
+            .object(.objects(children.map(fieldTable))),
+        ])
+    }
+
+    /// The `Type` union's member (its id and table) and the children of a field of `type`.
+    private static func typeParts(_ type: ArrowType) -> (UInt8, FlatObject, [ArrowField]) {
+        switch type {
+        case .int64: return (2, .table([.int32(64), .bool(true)]), [])
+        case .float64: return (3, .table([.int16(2)]), [])
+        case .utf8, .jsonText: return (5, .table([]), [])
+        case .bool: return (6, .table([]), [])
+        case .list(let item): return (12, .table([]), [ArrowField("item", item)])
+        case .structure(let fields): return (13, .table([]), fields)
+        }
+    }
+
+    /// An encapsulated message: continuation marker, metadata length, the `Message` flatbuffer padded to 8 bytes,
+    /// then the body.
+    private mutating func writeMessage(header: UInt8, _ table: FlatObject, body: [UInt8], into out: inout [UInt8], indexed: Bool) {
+        let metadata = FlatBufferEncoder.encode(.table([
+            .int16(Self.metadataVersion), .uint8(header), .object(table), .int64(Int64(body.count)),
+        ]))
+        let padded = (metadata.count + 7) / 8 * 8
+        if indexed { blocks.append(Block(offset: written, metadataBytes: 8 + padded, bodyBytes: body.count)) }
+        put(0xFFFF_FFFF as UInt32, UInt32(padded), into: &out)
+        append(metadata + [UInt8](repeating: 0, count: padded - metadata.count), into: &out)
+        append(body, into: &out)
+    }
+
+    private mutating func put(_ values: UInt32..., into out: inout [UInt8]) {
+        for v in values { out.appendLittleEndian(v) }
+        written += 4 * values.count
+    }
+
+    private mutating func append(_ bytes: [UInt8], into out: inout [UInt8]) {
+        out.append(contentsOf: bytes)
+        written += bytes.count
+    }
+}
+
+/// One column (or child) being filled: its validity bitmap, its values and its children, in Arrow's layout.
+struct ColumnBuilder: Sendable {
+    let type: ArrowType
+    private(set) var count = 0
+    private var nullCount = 0
+    private var validity: [UInt8] = []
+    /// Fixed-width values (int64, float64), bits (bool) or UTF-8 bytes (utf8).
+    private var values: [UInt8] = []
+    /// utf8 and list: where each value starts, then where the last ends.
+    private var offsets: [Int32] = [0]
+    private(set) var children: [ColumnBuilder] = []
+    /// struct: each child's key.
+    private var keys: [[UInt8]: Int] = [:]
+
+    init(_ type: ArrowType) {
+        self.type = type
+        switch type {
+        case .list(let item): children = [ColumnBuilder(item)]
+        case .structure(let fields):
+            children = fields.map { ColumnBuilder($0.type) }
+            for (i, f) in fields.enumerated() { keys[Array(f.name.utf8)] = i }
+        default: break
+        }
+    }
+
+    mutating func removeAll() {
+        count = 0
+        nullCount = 0
+        validity.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+        offsets.append(0)
+        for i in children.indices { children[i].removeAll() }
+    }
+
+    private mutating func markValid(_ valid: Bool) {
+        if count % 8 == 0 { validity.append(0) }
+        if valid { validity[count / 8] |= 1 << UInt8(count % 8) } else { nullCount += 1 }
+        count += 1
+    }
+
+    mutating func appendNull() {
+        markValid(false)
+        switch type {
+        case .int64, .float64: values.append(contentsOf: repeatElement(0, count: 8))
+        case .bool: if (count - 1) % 8 == 0 { values.append(0) }
+        case .utf8, .jsonText, .list: offsets.append(offsets[offsets.count - 1])
+        case .structure: for i in children.indices { children[i].appendNull() }
+        }
+    }
+
+    /// Appends the value at `i`; returns where it ends.
+    mutating func append(_ s: CompactJSONScanner, at i: Int) throws(ArrowWriteError) -> Int {
+        let b = s.bytes
+        if b[i] == UInt8(ascii: "n") {  // null
+            appendNull()
+            return i + 4
+        }
+        switch type {
+        case .jsonText:
+            let end = s.skipValue(i)
+            try appendBytes(UnsafeRawBufferPointer(rebasing: b[i..<end]))
+            return end
+        case .utf8:
+            guard b[i] == UInt8(ascii: "\"") else { throw mismatch(s, i) }
+            let end = s.skipString(i)
+            let raw = UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(end - 1)])
+            if raw.contains(UInt8(ascii: "\\")) {
+                let text = CompactJSONScanner.unescape(raw)
+                try checkRoom(text.count)
+                text.withUnsafeBytes { appendUnchecked($0) }
+            } else {
+                try appendBytes(raw)
+            }
+            return end
+        case .bool:
+            guard b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: "f") else { throw mismatch(s, i) }
+            markValid(true)
+            if (count - 1) % 8 == 0 { values.append(0) }
+            if b[i] == UInt8(ascii: "t") { values[(count - 1) / 8] |= 1 << UInt8((count - 1) % 8) }
+            return b[i] == UInt8(ascii: "t") ? i + 4 : i + 5
+        case .int64:
+            let end = s.skipValue(i)
+            guard let v = Self.int64(UnsafeRawBufferPointer(rebasing: b[i..<end])) else { throw mismatch(s, i) }
+            markValid(true)
+            values.appendLittleEndian(v)
+            return end
+        case .float64:
+            let end = s.skipValue(i)
+            guard let v = Self.double(UnsafeRawBufferPointer(rebasing: b[i..<end])) else { throw mismatch(s, i) }
+            markValid(true)
+            values.appendLittleEndian(v.bitPattern)
+            return end
+        case .list:
+            guard b[i] == UInt8(ascii: "[") else { throw mismatch(s, i) }
+            var j = s.skipSpace(i + 1)
+            if j < b.count && b[j] == UInt8(ascii: "]") {
+                j += 1
+            } else {
+                while j < b.count {
+                    j = s.skipSpace(try children[0].append(s, at: j))
+                    guard j < b.count, b[j] == UInt8(ascii: ",") else {
+                        j += 1
+                        break
+                    }
+                    j = s.skipSpace(j + 1)
+                }
+            }
+            guard children[0].count <= Int(Int32.max) else { throw ArrowWriteError(message: "a list column holds more than 2^31 elements in one batch") }
+            markValid(true)
+            offsets.append(Int32(children[0].count))
+            return j
+        case .structure:
+            guard b[i] == UInt8(ascii: "{") else { throw mismatch(s, i) }
+            let row = count
+            var j = s.skipSpace(i + 1)
+            if j < b.count && b[j] == UInt8(ascii: "}") {
+                j += 1
+            } else {
+                while j < b.count {
+                    let keyEnd = s.skipString(j)
+                    guard let key = s.key(in: (j + 1)..<(keyEnd - 1)), let child = keys[key] else {
+                        throw ArrowWriteError(message: "the key \(String(decoding: b[j..<keyEnd], as: UTF8.self)) is not one of the columns (\(type))")
+                    }
+                    guard children[child].count == row else {
+                        throw ArrowWriteError(message: "the key \(String(decoding: b[j..<keyEnd], as: UTF8.self)) comes twice in one object")
+                    }
+                    j = s.skipSpace(s.skipSpace(keyEnd) + 1)
+                    j = s.skipSpace(try children[child].append(s, at: j))
+                    guard j < b.count, b[j] == UInt8(ascii: ",") else {
+                        j += 1
+                        break
+                    }
+                    j = s.skipSpace(j + 1)
+                }
+            }
+            for c in children.indices where children[c].count == row { children[c].appendNull() }
+            markValid(true)
+            return j
+        }
+    }
+
+    private mutating func appendBytes(_ raw: UnsafeRawBufferPointer) throws(ArrowWriteError) {
+        try checkRoom(raw.count)
+        appendUnchecked(raw)
+    }
+
+    /// utf8 offsets are 32-bit: a batch's column holds less than 2 GiB of text.
+    private func checkRoom(_ bytes: Int) throws(ArrowWriteError) {
+        guard values.count + bytes <= Int(Int32.max) else {
+            throw ArrowWriteError(message: "a utf8 column holds more than 2 GiB in one batch")
+        }
+    }
+
+    private mutating func appendUnchecked(_ raw: UnsafeRawBufferPointer) {
+        markValid(true)
+        values.append(contentsOf: raw)
+        offsets.append(Int32(values.count))
+    }
+
+    private func mismatch(_ s: CompactJSONScanner, _ i: Int) -> ArrowWriteError {
+        let end = s.skipValue(i)
+        let text = String(decoding: s.bytes[i..<min(end, i + 64)], as: UTF8.self)
+        return ArrowWriteError(message: "\(text) does not fit a column of type \(type)")
+    }
+
+    /// A JSON integer's value, if it is one that int64 holds.
+    static func int64(_ text: UnsafeRawBufferPointer) -> Int64? {
+        var i = 0
+        let negative = text.first == UInt8(ascii: "-")
+        if negative { i = 1 }
+        guard i < text.count else { return nil }
+        var v: Int64 = 0
+        while i < text.count {
+            let d = text[i] &- UInt8(ascii: "0")
+            guard d < 10 else { return nil }
+            let (m, o1) = v.multipliedReportingOverflow(by: 10)
+            let (a, o2) = negative ? m.subtractingReportingOverflow(Int64(d)) : m.addingReportingOverflow(Int64(d))
+            guard !o1, !o2 else { return nil }
+            v = a
+            i += 1
+        }
+        return v
+    }
+
+    /// A JSON number's nearest double, if finite.
+    static func double(_ text: UnsafeRawBufferPointer) -> Double? {
+        guard !text.isEmpty, text.count < 4096 else { return nil }
+        let v = withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer -> Double? in
+            for (k, byte) in text.enumerated() { buffer[k] = CChar(bitPattern: byte) }
+            buffer[text.count] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let d = strtod(buffer.baseAddress!, &end)
+            return end == buffer.baseAddress! + text.count ? d : nil
+        }
+        guard let v, v.isFinite else { return nil }
+        return v
+    }
+
+    /// Appends this column's field nodes and buffers (pre-order, as the record batch lists them) and its buffers'
+    /// bytes to the body, each padded to 8 bytes.
+    func writeBuffers(body: inout [UInt8], nodes: inout [UInt8], buffers: inout [UInt8]) {
+        nodes.appendLittleEndian(Int64(count))
+        nodes.appendLittleEndian(Int64(nullCount))
+        func add(_ raw: UnsafeRawBufferPointer) {
+            buffers.appendLittleEndian(Int64(body.count))
+            buffers.appendLittleEndian(Int64(raw.count))
+            body.append(contentsOf: raw)
+            while body.count % 8 != 0 { body.append(0) }
+        }
+        validity.withUnsafeBytes(add)
+        switch type {
+        case .int64, .float64, .bool:
+            values.withUnsafeBytes(add)
+        case .utf8, .jsonText:
+            offsets.withUnsafeBytes(add)
+            values.withUnsafeBytes(add)
+        case .list:
+            offsets.withUnsafeBytes(add)
+        case .structure:
+            break
+        }
+        for child in children { child.writeBuffers(body: &body, nodes: &nodes, buffers: &buffers) }
+    }
+}

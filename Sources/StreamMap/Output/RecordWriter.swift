@@ -1,0 +1,204 @@
+// RecordWriter.swift — mapped records out, in every format the command line writes: NDJSON, CSV/TSV rows and
+// Arrow IPC batches, compressed or not, in large writes to a file descriptor. The record pipeline's engines write
+// each mapped record into `RecordWriter.writer` (the `RecordPipelineOutput.mappedRecords` buffer); the writer
+// turns what gathers there into the format on each flush.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The format mapped records are written in.
+public enum RecordFormat: Sendable, Hashable {
+    /// One compact JSON object per line (the engines' own output).
+    case ndjson
+    /// A header row, then one row per record (``TableWriter``): needs a mapping whose columns are known.
+    case table(TableFormat)
+    /// Arrow IPC, stream or file (``ArrowRecordWriter``): needs a mapping whose columns and types are known.
+    case arrow(ArrowIPCFormat)
+}
+
+/// The result of writing to a file descriptor.
+public enum WriteResult: Equatable, Sendable {
+    /// Everything was written.
+    case ok
+    /// The reader of a pipe or socket went away (EPIPE; the command line ignores SIGPIPE to see it).
+    case closed
+    /// Any other error, with its errno (ENOSPC for /dev/full, EIO, …).
+    case failed(Int32)
+    /// A mapped record the output format cannot hold (``ArrowWriteError``: a mapping its schema does not describe).
+    case unwritable(String)
+}
+
+/// Unbuffered writes to a file descriptor, looping on partial writes and EINTR (a signal arriving while the
+/// reader is slow must not cut a line: the rest is written).
+public struct FileOutput: Sendable {
+    /// The descriptor written to; not closed by this type.
+    public let fd: Int32
+    /// Name in messages: the path, `<stdout>` or `<stderr>`.
+    public let name: String
+
+    /// Writes to `fd`, naming it `name` in messages.
+    public init(fd: Int32, name: String) {
+        self.fd = fd
+        self.name = name
+    }
+
+    /// Writes all of `raw`.
+    public func writeAll(_ raw: UnsafeRawBufferPointer) -> WriteResult {
+        guard var p = raw.baseAddress else { return .ok }
+        var left = raw.count
+        while left > 0 {
+            let n = write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno == EPIPE ? .closed : .failed(errno)
+            }
+            p += n
+            left -= n
+        }
+        return .ok
+    }
+
+    /// Writes all of `bytes`.
+    public func writeAll(_ bytes: [UInt8]) -> WriteResult { bytes.withUnsafeBytes { writeAll($0) } }
+
+}
+
+/// Mapped records, collected in one reused buffer and written in large writes (never a system call per record).
+/// Only whole records ever reach the buffer, so whatever is written ends with a complete line or row. On the way
+/// out they may become table rows (after a header row) or Arrow batches, and be compressed.
+public struct RecordWriter {
+    /// Where the bytes go.
+    public let file: FileOutput
+    /// The buffer the engines write mapped records into (``RecordPipelineOutput/mappedRecords``), one line each.
+    public var writer = JSONWriter(reservingCapacity: 1 << 17)
+    /// Past this many bytes in `writer`, a pipeline output calls `flush()` (64 KiB).
+    public static let flushThreshold = 1 << 16
+    private let table: TableWriter?
+    private var arrow: ArrowRecordWriter?
+    private let compressor: OutputCompressor?
+    private var headerWritten = false
+    private var rows: [UInt8] = []
+
+    /// Writes NDJSON, or table rows with `table`, or Arrow with `arrow` (give at most one of them), compressed
+    /// with `compressor` when given (not with Arrow: its IPC is written as it is).
+    public init(file: FileOutput, table: TableWriter? = nil, arrow: ArrowRecordWriter? = nil, compressor: OutputCompressor? = nil) {
+        precondition(table == nil || arrow == nil, "one format: table rows or Arrow batches")
+        self.file = file
+        self.table = table
+        self.arrow = arrow
+        self.compressor = compressor
+    }
+
+    /// Writes the buffer out (as rows or batches when so made); keeps the buffer's memory unless one huge record
+    /// grew it. Arrow keeps rows until a batch is full.
+    public mutating func flush() -> WriteResult {
+        if arrow != nil { return flushArrow(finishing: false) }
+        let result: WriteResult
+        if let table {
+            guard !writer.bytes.isEmpty || !headerWritten else { return .ok }
+            rows.removeAll(keepingCapacity: rows.capacity <= 1 << 22)
+            if !headerWritten {
+                table.writeHeader(into: &rows)
+                headerWritten = true
+            }
+            writer.bytes.withUnsafeBytes { records in
+                var start = 0
+                for end in records.indices where records[end] == 0x0A {
+                    table.writeRow(UnsafeRawBufferPointer(rebasing: records[start..<end]), into: &rows)
+                    start = end + 1
+                }
+            }
+            result = rows.withUnsafeBytes { write($0) }
+        } else {
+            guard !writer.bytes.isEmpty else { return .ok }
+            result = writer.bytes.withUnsafeBytes { write($0) }
+        }
+        writer.removeAll(keepingCapacity: writer.bytes.capacity <= 1 << 22)
+        if writer.bytes.capacity < 1 << 17 { writer.bytes.reserveCapacity(1 << 17) }
+        return result
+    }
+
+    /// Writes the rest and ends the output: a table's header even with no record, Arrow's last batch and end (or
+    /// footer), a compressed stream's end.
+    public mutating func finish() -> WriteResult {
+        let result = arrow != nil ? flushArrow(finishing: true) : flush()
+        guard result == .ok, let compressor else { return result }
+        var finished = WriteResult.ok
+        compressor.finish { piece in
+            finished = file.writeAll(piece)
+            return finished == .ok
+        }
+        return finished
+    }
+
+    /// Arrow: the records in the buffer become rows; each batch that fills is written.
+    private mutating func flushArrow(finishing: Bool) -> WriteResult {
+        rows.removeAll(keepingCapacity: rows.capacity <= 1 << 24)
+        var failure: ArrowWriteError?
+        writer.bytes.withUnsafeBytes { records in
+            var start = 0
+            for end in records.indices where records[end] == 0x0A {
+                do throws(ArrowWriteError) {
+                    try arrow!.append(UnsafeRawBufferPointer(rebasing: records[start..<end]))
+                } catch {
+                    failure = error
+                    return
+                }
+                if arrow!.isBatchFull { arrow!.writeBatch(into: &rows) }
+                start = end + 1
+            }
+        }
+        writer.removeAll(keepingCapacity: writer.bytes.capacity <= 1 << 22)
+        if let failure { return .unwritable(failure.message) }
+        if finishing { arrow!.finish(into: &rows) }
+        return rows.withUnsafeBytes { write($0) }
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) -> WriteResult {
+        guard let compressor else { return file.writeAll(bytes) }
+        var result = WriteResult.ok
+        compressor.compress(bytes) { piece in
+            result = file.writeAll(piece)
+            return result == .ok
+        }
+        return result
+    }
+}
+
+/// A mapper ready to write `format`: the writer for its columns, and the mapper to map with (for Arrow, with the
+/// checks that reject what a column cannot hold: ``ArrowSchema/checking(_:)``).
+public struct FormattedMapping: Sendable {
+    /// The mapper to map with.
+    public let mapper: Mapper
+    /// The table's columns, for `.table`.
+    public let table: TableWriter?
+    /// The Arrow writer, for `.arrow`.
+    public let arrow: ArrowRecordWriter?
+
+    /// Lays out `mapper`'s output for `format`. Throws ``TableLayoutError`` or ``ArrowSchemaError`` when the
+    /// mapping's columns (or their types) are not known from it; `delimiter` joins a table header's paths.
+    public init(_ mapper: Mapper, format: RecordFormat, delimiter: String = ".") throws {
+        switch format {
+        case .ndjson:
+            (self.mapper, table, arrow) = (mapper, nil, nil)
+        case .table(let t):
+            (self.mapper, table, arrow) = (mapper, TableWriter(layout: try TableLayout(mapper: mapper), format: t, delimiter: delimiter), nil)
+        case .arrow(let f):
+            let schema = try ArrowSchema(mapper: mapper)
+            (self.mapper, table, arrow) = (schema.checking(mapper), nil, ArrowRecordWriter(schema: schema, format: f))
+        }
+    }
+
+    /// `other` (a mapper equal to the one given, made for another thread) prepared the same way.
+    public func mapper(for other: Mapper) -> Mapper { arrow.map { $0.schema.checking(other) } ?? other }
+
+    /// A writer of this format to `file`.
+    public func writer(to file: FileOutput, compressor: OutputCompressor? = nil) -> RecordWriter {
+        RecordWriter(file: file, table: table, arrow: arrow, compressor: compressor)
+    }
+}

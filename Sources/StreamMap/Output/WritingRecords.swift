@@ -1,0 +1,134 @@
+// WritingRecords.swift — the library's front door for whole files written out: an input mapped into any
+// format the command line writes (NDJSON, CSV/TSV, Arrow), the rejects handed to the caller.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writing the mapped records failed: the output's name and how.
+public struct OutputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The output's name (as given to ``Mapper/writeRecords(inFile:to:format:options:rejected:)``).
+    public var output: String
+    /// What went wrong (never `.ok`).
+    public var result: WriteResult
+
+    public var description: String {
+        switch result {
+        case .ok: return "\(output): written"
+        case .closed: return "\(output): the reader closed the pipe"
+        case .failed(let code): return "\(output): write error: \(String(cString: strerror(code)))"
+        case .unwritable(let message): return "\(output): cannot write a mapped record: \(message)"
+        }
+    }
+}
+
+extension Mapper {
+    /// Maps the file at `path` (compressed or not, as ``mapRecords(inFile:options:_:)`` reads it) and writes the
+    /// mapped records to `output` in `format`, in input order, in large writes; each rejected record goes to
+    /// `rejected`. Returns the counts.
+    ///
+    /// ```swift
+    /// let out = FileOutput(fd: fd, name: "events.arrow")   // fd: a file you opened for writing
+    /// let counts = try mapper.writeRecords(inFile: "events.ndjson", to: out, format: .arrow(.file)) { r in
+    ///     print(r)   // line 7, byte 912: rejected: /id: …
+    /// }
+    /// ```
+    ///
+    /// `format` needs what the command line's `--to` needs: a table, a mapping whose columns are known
+    /// (``TableLayoutError`` otherwise); Arrow, also their types (``ArrowSchemaError``) — both thrown before
+    /// anything is read. With Arrow, a value its column cannot hold (an integer beyond int64) rejects its record.
+    /// Throws ``OutputError`` when the output cannot be written (after the records before it), and what
+    /// `mapRecords(inFile:)` throws for the input; a `rejected` that throws stops the run and is rethrown. The
+    /// output is flushed and ended (a table's header, Arrow's end or footer) whenever the input was read to its
+    /// end; `output.fd` is not closed.
+    @discardableResult
+    public func writeRecords(
+        inFile path: String, to output: FileOutput, format: RecordFormat = .ndjson, options: MappingOptions = .init(),
+        rejected: (RejectedRecord) throws -> Void = { _ in }
+    ) throws -> RecordCounts {
+        let formatted = try FormattedMapping(self, format: format)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError(input: path, code: errno, bytesRead: 0) }
+        defer { close(fd) }
+        return try withoutActuallyEscaping(rejected) { rejected in
+            let sink = WritingOutput(writer: formatted.writer(to: output))
+            var thrown: (any Error)?
+            sink.onRejected = { record in
+                do {
+                    try rejected(record)
+                    return true
+                } catch {
+                    thrown = error
+                    return false
+                }
+            }
+            defer { sink.onRejected = nil }
+            let (mapper, filter) = (formatted.mapper, options.filter)
+            let makeEngine: @Sendable () -> any RecordEngine
+            switch options.engine {
+            case .stream: makeEngine = { StreamEngine(mapper: mapper, filter: filter) }
+            case .tree: makeEngine = { TreeEngine(mapper: mapper, filter: filter) }
+            }
+            var pipeline = RecordPipeline(
+                engine: makeEngine(),
+                settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,
+                                                 keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),
+                output: sink, makeEngine: options.jobs > 1 ? makeEngine : nil)
+            let end = pipeline.read(path, fileDescriptor: fd, stopRequested: { false }, afterRead: { _ in })
+            pipeline.finish()
+            if let thrown { throw thrown }
+            if sink.failure == nil, case .ended = end { sink.note(sink.writer.finish()) }
+            if let failure = sink.failure { throw OutputError(output: output.name, result: failure) }
+            switch end {
+            case .failed(let code): throw InputError(input: path, code: code, bytesRead: pipeline.bytesIn)
+            case .corrupt(let error): throw error
+            case .unsupportedEncoding(let error): throw error
+            case .ended, .stopped, .interrupted: break
+            }
+            return sink.counts
+        }
+    }
+}
+
+/// `writeRecords`' end of the pipeline: mapped records to the writer, rejected ones to the caller.
+final class WritingOutput: RecordPipelineOutput {
+    var writer: RecordWriter
+    private(set) var counts = RecordCounts()
+    private(set) var failure: WriteResult?
+    var onRejected: ((RejectedRecord) -> Bool)?
+
+    init(writer: RecordWriter) { self.writer = writer }
+
+    var mappedRecords: JSONWriter {
+        get { writer.writer }
+        _modify { yield &writer.writer }
+    }
+
+    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        counts.recordsIn += 1
+        counts.recordsOut += 1
+        if writer.writer.bytes.count >= RecordWriter.flushThreshold { note(writer.flush()) }
+        return failure == nil
+    }
+
+    func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+                  totalBytes: Int) -> Bool {
+        counts.recordsIn += 1
+        counts.recordsRejected += 1
+        return onRejected?(RejectedRecord(location: location, failure: failure, raw: Array(record))) ?? true
+    }
+
+    func filtered(input: String, location: RecordLocation) -> Bool {
+        counts.recordsIn += 1
+        counts.recordsFiltered += 1
+        return true
+    }
+
+    func note(_ result: WriteResult) {
+        if result != .ok, failure == nil { failure = result }
+    }
+}

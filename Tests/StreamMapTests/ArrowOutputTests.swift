@@ -1,0 +1,275 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import StreamMap
+import StreamMapTestSupport
+
+/// Arrow output: the schema found from a spec, the checks that reject what a column cannot hold (both engines
+/// alike), and the writer's batches read back (by the tests' own reader, `ArrowReading`) equal to the NDJSON
+/// output, typed. The proof against pyarrow, DuckDB and Polars is Integrations/arrow (scripts/arrow-test.sh).
+@Suite("Arrow output")
+struct ArrowOutputTests {
+    static func schema(_ spec: String) throws -> ArrowSchema { try ArrowSchema(mapper: try Spec(json: spec).mapper) }
+
+    static func schemaError(_ spec: String) throws -> ArrowSchemaError? {
+        do {
+            _ = try ArrowSchema(mapper: try Spec(json: spec).mapper)
+            return nil
+        } catch let e as ArrowSchemaError {
+            return e
+        }
+    }
+
+    @Test func theTweetSpecsColumns() throws {
+        let spec = """
+            {"fields": {
+              "id": {"to": "id", "type": "integer"}, "id_str": {"to": "idStr", "type": "string"},
+              "created_at": {"to": "createdAtMs", "via": [{"stringToDate": "twitter"}, {"dateToNumber": "ms"}]},
+              "user.id": {"to": "user.id", "type": "integer"}, "user.name": {"to": "user.name", "type": "string"},
+              "user.verified": {"to": "user.verified", "type": "boolean", "default": false},
+              "score": {"type": "number", "optional": true}, "tags": {"via": {"arrayOf": "string"}, "optional": true},
+              "meta": {"type": "object", "optional": true}, "kind": {"via": {"enum": {"a": "x", "b": "y"}}},
+              "ms": {"via": {"multiply": 1000}, "type": "integer"}, "price": {"via": "numberToString"}
+            }}
+            """
+        let s = try Self.schema(spec)
+        #expect(s.fields == [
+            ArrowField("id", .int64), ArrowField("idStr", .utf8), ArrowField("createdAtMs", .int64),
+            ArrowField("user", .structure([ArrowField("id", .int64), ArrowField("name", .utf8), ArrowField("verified", .bool)])),
+            ArrowField("score", .float64), ArrowField("tags", .list(.utf8)), ArrowField("meta", .jsonText),
+            ArrowField("kind", .utf8), ArrowField("ms", .int64), ArrowField("price", .utf8),
+        ])
+    }
+
+    @Test func fieldsOfUnknownTypeAreNamedAll() throws {
+        let e = try #require(try Self.schemaError(#"{"fields": {"a": "b", "c": {"to": "d.e"}, "n": {"type": "integer"}, "l": {"via": {"arrayOf": "identity"}}}}"#))
+        #expect(e.problems.map(\.field) == ["b", "d.e", "l"])
+        #expect(e.description.contains("not known from the spec: b, d.e, l"))
+        #expect(e.description.contains("--type") && e.description.contains("streammap infer"))
+    }
+
+    @Test func valuesOneColumnCannotHoldAreSpecErrors() throws {
+        let wrongDefault = try #require(try Self.schemaError(#"{"fields": {"n": {"type": "integer", "default": "none"}}}"#))
+        #expect(wrongDefault.description == #"n: its values are int64, but its default "none" is utf8"#)
+        let union = try #require(try Self.schemaError(#"{"fields": {"n": {"via": {"type": ["string", "integer"]}}}}"#))
+        #expect(union.description.contains("string or integer") || union.description.contains("integer or string"))
+        let keep = try #require(try Self.schemaError(#"{"fields": {"n": {"type": "integer"}}, "unmapped": "keep"}"#))
+        #expect(keep.description.contains("unmapped"))
+        // An integer default in a number column widens nothing: the column is float64.
+        #expect(try Self.schema(#"{"fields": {"n": {"type": "number", "default": 0}}}"#).fields == [ArrowField("n", .float64)])
+        // A null default or a string-or-null type adds nothing.
+        #expect(try Self.schema(#"{"fields": {"n": {"via": {"type": ["string", "null"]}, "default": null}}}"#).fields == [ArrowField("n", .utf8)])
+    }
+
+    /// The checks reject an integer beyond int64 and a number beyond a double, with their paths, in both engines.
+    @Test func valuesThatDoNotFitRejectTheirRecordInBothEngines() throws {
+        let spec = try Spec(json: #"{"fields": {"id": {"type": "integer"}, "x": {"to": "a.x", "type": "number", "optional": true}, "l": {"via": {"arrayOf": "integer"}, "optional": true}}}"#)
+        let schema = try ArrowSchema(mapper: spec.mapper)
+        let checked = schema.checking(spec.mapper)
+        let input = """
+            {"id": 9223372036854775807, "x": 1.5}
+            {"id": 9223372036854775808}
+            {"id": -9223372036854775808, "x": 1e308}
+            {"id": 1, "x": 1e309}
+            {"id": 2, "l": [1, 99999999999999999999]}
+            {"id": 3, "l": []}
+
+            """
+        var results: [[RecordResult]] = []
+        for engine in [MappingOptions.Engine.stream, .tree] {
+            let feedResults: [RecordResult]
+            switch engine {
+            case .stream:
+                let feed = MappingFeed(engine: StreamEngine(mapper: checked))
+                feedResults = feed.feed(input) + feed.finish()
+            case .tree:
+                let feed = MappingFeed(engine: TreeEngine(mapper: checked))
+                feedResults = feed.feed(input) + feed.finish()
+            }
+            results.append(feedResults)
+        }
+        #expect(results[0] == results[1])
+        let rejected = results[0].compactMap { r -> String? in
+            guard case .rejected(let x) = r else { return nil }
+            return "\(x.location.line): " + x.failure.fatalErrors.map(\.description).joined(separator: "; ")
+        }
+        #expect(rejected == [
+            "2: /id: 9223372036854775808 does not fit the int64 column (−2^63 to 2^63−1); map it with numberToString to keep its digits",
+            "4: /x: 1e309 is beyond the range of the float64 column; map it with numberToString to keep its digits",
+            "5: /l/1: 99999999999999999999 does not fit the int64 column (−2^63 to 2^63−1); map it with numberToString to keep its digits",
+        ])
+    }
+
+    /// Generated typed specs and records: both engines' records, written as Arrow stream and file with small
+    /// batches, read back as the NDJSON output's values.
+    @Test(arguments: 0..<24) func arrowHoldsTheNDJSONOutput(seed: Int) throws {
+        var rng = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9 &+ 17)
+        let (spec, records) = TypedCase.generate(&rng)
+        let compiled = try Spec(json: spec)
+        let schema = try ArrowSchema(mapper: compiled.mapper)
+        let checked = schema.checking(compiled.mapper)
+        let input = records.joined(separator: "\n") + "\n"
+        let stream = MappingFeed(engine: StreamEngine(mapper: checked))
+        let tree = MappingFeed(engine: TreeEngine(mapper: checked))
+        let results = stream.feed(input) + stream.finish()
+        #expect(results == tree.feed(input) + tree.finish(), "spec \(spec)")
+        let mapped = results.compactMap { r -> MappedRecord? in if case .mapped(let m) = r { return m } else { return nil } }
+        for format in ArrowIPCFormat.allCases {
+            var writer = ArrowRecordWriter(schema: schema, format: format)
+            writer.batchRows = Int(rng.next() % 7) + 1
+            var out: [UInt8] = []
+            for m in mapped {
+                try m.bytes.withUnsafeBytes { try writer.append($0) }
+                if writer.isBatchFull { writer.writeBatch(into: &out) }
+            }
+            writer.finish(into: &out)
+            let table = try ArrowReading.read(out)
+            #expect(table.schema == ArrowReading.asWritten(schema))
+            #expect(table.rows == (try mapped.map { ArrowReading.normalized(try $0.value(), schema) }), "spec \(spec) \(format)")
+            #expect(table.batches == (mapped.isEmpty ? 0 : (mapped.count + writer.batchRows - 1) / writer.batchRows))
+        }
+    }
+
+    @Test func noRecordsIsTheSchemaAlone() throws {
+        let schema = try Self.schema(#"{"fields": {"id": {"type": "integer"}}}"#)
+        for format in ArrowIPCFormat.allCases {
+            var writer = ArrowRecordWriter(schema: schema, format: format)
+            var out: [UInt8] = []
+            writer.finish(into: &out)
+            let table = try ArrowReading.read(out)
+            #expect(table.schema == schema && table.rows.isEmpty && table.batches == 0)
+        }
+    }
+
+    @Test func aValueTheSchemaDoesNotDescribeIsAnError() throws {
+        let schema = ArrowSchema(fields: [ArrowField("id", .int64)])
+        var writer = ArrowRecordWriter(schema: schema, format: .stream)
+        for (record, message) in [
+            (#"{"id":"x"}"#, #""x" does not fit a column of type int64"#),
+            (#"{"other":1}"#, #"the key "other" is not one of the columns (struct<id: int64>)"#),
+            (#"{"id":1,"id":2}"#, #"the key "id" comes twice in one object"#),
+        ] {
+            #expect(throws: ArrowWriteError(message: message)) { try Array(record.utf8).withUnsafeBytes { try writer.append($0) } }
+            writer = ArrowRecordWriter(schema: schema, format: .stream)
+        }
+    }
+}
+
+/// Random typed specs (every field's type known) and records for them: right values mostly, and absent, null,
+/// wrong types, integers beyond int64, numbers beyond a double, escapes and non-ASCII text.
+enum TypedCase {
+    static func generate(_ rng: inout SplitMix64) -> (spec: String, records: [String]) {
+        let kinds = ["integer", "number", "string", "boolean", "ints", "strings", "object", "date"]
+        var fields: [String] = []
+        var makers: [(String, (inout SplitMix64) -> String?)] = []
+        let count = Int(rng.next() % 6) + 2
+        for i in 0..<count {
+            let kind = kinds[Int(rng.next() % UInt64(kinds.count))]
+            let source = "f\(i)"
+            let destination = rng.next() % 3 == 0 ? "g.f\(i)" : (rng.next() % 4 == 0 ? "g.h.f\(i)" : "f\(i)")
+            var entry: String
+            switch kind {
+            case "ints": entry = #""via": {"arrayOf": "integer"}"#
+            case "strings": entry = #""via": {"arrayOf": "string"}"#
+            case "date": entry = #""via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]"#
+            default: entry = #""type": "\#(kind)""#
+            }
+            switch rng.next() % 4 {
+            case 0: entry += #", "optional": true"#
+            case 1: entry += #", "missing": "omit", "null": "omit""#
+            case 2 where ["integer", "number", "string", "boolean"].contains(kind):
+                entry += #", "default": \#(["integer": "7", "number": "0.25", "string": "\"d\"", "boolean": "true"][kind]!)"#
+            default: break
+            }
+            fields.append(#""\#(source)": {"to": "\#(destination)", \#(entry)}"#)
+            makers.append((source, { rng in value(kind, &rng) }))
+        }
+        let spec = #"{"fields": {\#(fields.joined(separator: ", "))}}"#
+        var records: [String] = []
+        for _ in 0..<Int(rng.next() % 40) {
+            var members: [String] = []
+            for (name, make) in makers {
+                if let v = make(&rng) { members.append(#""\#(name)": \#(v)"#) }
+            }
+            records.append("{" + members.joined(separator: ", ") + "}")
+        }
+        return (spec, records)
+    }
+
+    /// A value for a field of `kind`, or nil for absent.
+    static func value(_ kind: String, _ rng: inout SplitMix64) -> String? {
+        switch rng.next() % 20 {
+        case 0: return nil
+        case 1: return "null"
+        case 2: return #""wrong""#
+        case 3: return "18446744073709551621"
+        case 4: return "1e400"
+        default: break
+        }
+        let strings = [#""a""#, #""é \"quoted\" \\ \u00e9 \ud83d\ude00""#, #""""#, #""x,y""#]
+        switch kind {
+        case "integer": return ["0", "-1", "9223372036854775807", "-9223372036854775808", "42"][Int(rng.next() % 5)]
+        case "number": return ["0.1", "-2.5e10", "3", "1e-300", "123456789.123456789"][Int(rng.next() % 5)]
+        case "string": return strings[Int(rng.next() % UInt64(strings.count))]
+        case "boolean": return rng.next() % 2 == 0 ? "true" : "false"
+        case "ints": return ["[]", "[1, 2, -3]", "[null, 5]", "[1.5]"][Int(rng.next() % 4)]
+        case "strings": return ["[]", #"["a", "b"]"#, #"[null]"#, "[1]"][Int(rng.next() % 4)]
+        case "object": return [#"{"k": [1, {"z": null}]}"#, "{}", #"{"a": "\u00e9"}"#][Int(rng.next() % 3)]
+        default: return [#""2014-08-31T00:29:15Z""#, #""2014-08-31T00:29:15.25+02:00""#, #""not a date""#][Int(rng.next() % 3)]
+        }
+    }
+}
+
+/// `Mapper.writeRecords(inFile:to:format:)`: every format the command line writes, from the library.
+@Suite("Writing files from the library")
+struct WriteRecordsTests {
+    static let spec = #"{"fields": {"id": {"type": "integer"}, "user.name": {"to": "user.name", "type": "string", "optional": true}}}"#
+    static let input = "{\"id\":1,\"user\":{\"name\":\"a,b\"}}\n{\"id\":18446744073709551616}\n{\"id\":\"x\"}\n{\"id\":2}\n"
+
+    static func write(_ format: RecordFormat, options: MappingOptions = .init(), mapper: Mapper? = nil) throws -> (bytes: [UInt8], counts: RecordCounts, rejected: [Int]) {
+        let path = try TestScratch.file(Array(input.utf8), suffix: ".ndjson")
+        let outPath = path + ".out"
+        let fd = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var rejected: [Int] = []
+        let counts = try (mapper ?? Spec(json: spec).mapper).writeRecords(inFile: path, to: FileOutput(fd: fd, name: outPath), format: format, options: options) {
+            rejected.append($0.location.line)
+        }
+        let bytes = try TestScratch.read(outPath)
+        return (bytes, counts, rejected)
+    }
+
+    @Test func everyFormat() throws {
+        let ndjson = try Self.write(.ndjson)
+        #expect(String(decoding: ndjson.bytes, as: UTF8.self) == "{\"id\":1,\"user\":{\"name\":\"a,b\"}}\n{\"id\":18446744073709551616}\n{\"id\":2}\n")
+        #expect(ndjson.rejected == [3] && ndjson.counts == RecordCounts(recordsIn: 4, recordsOut: 3, recordsRejected: 1))
+        let csv = try Self.write(.table(.csv))
+        #expect(String(decoding: csv.bytes, as: UTF8.self) == "id,user.name\n1,\"a,b\"\n18446744073709551616,\n2,\n")
+        for format in ArrowIPCFormat.allCases {
+            for options in [MappingOptions(), MappingOptions(jobs: 2, engine: .tree)] {
+                let arrow = try Self.write(.arrow(format), options: options)
+                #expect(arrow.rejected == [2, 3] && arrow.counts == RecordCounts(recordsIn: 4, recordsOut: 2, recordsRejected: 2))
+                let table = try ArrowReading.read(arrow.bytes)
+                #expect(table.rows == [["id": 1, "user": ["name": "a,b"]], ["id": 2]])
+                #expect(arrow.bytes.starts(with: Array("ARROW1".utf8)) == (format == .file))
+            }
+        }
+    }
+
+    @Test func formatsThatNeedColumnsRefuseBeforeReading() throws {
+        #expect(throws: ArrowSchemaError.self) { try Self.write(.arrow(.stream), mapper: try Spec(json: #"{"fields": {"id": "id"}}"#).mapper) }
+        #expect(throws: TableLayoutError.self) { try Self.write(.table(.tsv), mapper: .identity) }
+    }
+
+    @Test func aWriteThatFailsIsAnOutputError() throws {
+        let path = try TestScratch.file(Array(Self.input.utf8), suffix: ".ndjson")
+        let fd = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        #expect(throws: OutputError(output: "full", result: .failed(ENOSPC))) {
+            try Spec(json: Self.spec).mapper.writeRecords(inFile: path, to: FileOutput(fd: fd, name: "full"))
+        }
+    }
+}
