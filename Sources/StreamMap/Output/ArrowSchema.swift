@@ -173,7 +173,7 @@ enum ArrowValueCheck {
         switch (type, value) {
         case (.jsonText, _), (.bool, .bool), (.utf8, .string): return nil
         case (.int64, .number(let n)):
-            if n.isInteger, Int64(n.text) != nil { return nil }
+            if Int64(n.text) != nil { return nil }  // (a fraction or an exponent is no Int64 either)
             return Problem(path: path, message: n.isInteger
                 ? "\(n.text) does not fit the int64 column (−2^63 to 2^63−1); map it with numberToString to keep its digits"
                 : "\(MapError.describe(value)) is not an integer, and the column is int64")

@@ -96,17 +96,22 @@ public struct ArrowRecordWriter: Sendable {
     public mutating func writeBatch(into out: inout [UInt8]) {
         writeStart(into: &out)
         guard rows > 0 else { return }
-        var body: [UInt8] = []
-        body.reserveCapacity(recordBytes + recordBytes / 2 + 1024)
         var nodes: [UInt8] = []
         var buffers: [UInt8] = []
-        for child in columns.children { child.writeBuffers(body: &body, nodes: &nodes, buffers: &buffers) }
+        var bodyBytes = 0
+        for child in columns.children { child.layout(nodes: &nodes, buffers: &buffers, bodyBytes: &bodyBytes) }
         let batch = FlatObject.table([
             .int64(Int64(rows)),
             .object(.structs(nodes, count: nodes.count / 16, alignment: 8)),
             .object(.structs(buffers, count: buffers.count / 16, alignment: 8)),
         ])
-        writeMessage(header: 3, batch, body: body, into: &out, indexed: true)
+        // The body goes straight after the metadata, from the columns: never gathered in a buffer of its own.
+        out.reserveCapacity(out.count + bodyBytes + 4096)
+        writeMessage(header: 3, batch, bodyBytes: bodyBytes, into: &out, indexed: true)
+        let bodyStart = out.count
+        for child in columns.children { child.appendBody(to: &out) }
+        assert(out.count - bodyStart == bodyBytes)
+        written += bodyBytes
         columns.removeAll()
         rows = 0
         recordBytes = 0
@@ -142,7 +147,7 @@ public struct ArrowRecordWriter: Sendable {
         guard !started else { return }
         started = true
         if format == .file { append(Array("ARROW1".utf8) + [0, 0], into: &out) }
-        writeMessage(header: 1, schemaTable, body: [], into: &out, indexed: false)
+        writeMessage(header: 1, schemaTable, bodyBytes: 0, into: &out, indexed: false)
     }
 
     private var schemaTable: FlatObject {
@@ -169,17 +174,16 @@ public struct ArrowRecordWriter: Sendable {
         }
     }
 
-    /// An encapsulated message: continuation marker, metadata length, the `Message` flatbuffer padded to 8 bytes,
-    /// then the body.
-    private mutating func writeMessage(header: UInt8, _ table: FlatObject, body: [UInt8], into out: inout [UInt8], indexed: Bool) {
+    /// An encapsulated message's start: continuation marker, metadata length, the `Message` flatbuffer padded to 8
+    /// bytes. Its body (of `bodyBytes`) is the caller's to write next.
+    private mutating func writeMessage(header: UInt8, _ table: FlatObject, bodyBytes: Int, into out: inout [UInt8], indexed: Bool) {
         let metadata = FlatBufferEncoder.encode(.table([
-            .int16(Self.metadataVersion), .uint8(header), .object(table), .int64(Int64(body.count)),
+            .int16(Self.metadataVersion), .uint8(header), .object(table), .int64(Int64(bodyBytes)),
         ]))
         let padded = (metadata.count + 7) / 8 * 8
-        if indexed { blocks.append(Block(offset: written, metadataBytes: 8 + padded, bodyBytes: body.count)) }
+        if indexed { blocks.append(Block(offset: written, metadataBytes: 8 + padded, bodyBytes: bodyBytes)) }
         put(0xFFFF_FFFF as UInt32, UInt32(padded), into: &out)
         append(metadata + [UInt8](repeating: 0, count: padded - metadata.count), into: &out)
-        append(body, into: &out)
     }
 
     private mutating func put(_ values: UInt32..., into out: inout [UInt8]) {
@@ -199,13 +203,16 @@ struct ColumnBuilder: Sendable {
     private(set) var count = 0
     private var nullCount = 0
     private var validity: [UInt8] = []
-    /// Fixed-width values (int64, float64), bits (bool) or UTF-8 bytes (utf8).
+    /// Bits (bool) or UTF-8 bytes (utf8).
     private var values: [UInt8] = []
+    /// int64 values, or float64 values' bit patterns.
+    private var words: [UInt64] = []
     /// utf8 and list: where each value starts, then where the last ends.
     private var offsets: [Int32] = [0]
     private(set) var children: [ColumnBuilder] = []
-    /// struct: each child's key.
+    /// struct: each child's key, and the keys by child (mapped records write them in this order).
     private var keys: [[UInt8]: Int] = [:]
+    private var names: [[UInt8]] = []
 
     init(_ type: ArrowType) {
         self.type = type
@@ -213,7 +220,8 @@ struct ColumnBuilder: Sendable {
         case .list(let item): children = [ColumnBuilder(item)]
         case .structure(let fields):
             children = fields.map { ColumnBuilder($0.type) }
-            for (i, f) in fields.enumerated() { keys[Array(f.name.utf8)] = i }
+            names = fields.map { Array($0.name.utf8) }
+            for (i, name) in names.enumerated() { keys[name] = i }
         default: break
         }
     }
@@ -223,6 +231,7 @@ struct ColumnBuilder: Sendable {
         nullCount = 0
         validity.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
+        words.removeAll(keepingCapacity: true)
         offsets.removeAll(keepingCapacity: true)
         offsets.append(0)
         for i in children.indices { children[i].removeAll() }
@@ -237,7 +246,7 @@ struct ColumnBuilder: Sendable {
     mutating func appendNull() {
         markValid(false)
         switch type {
-        case .int64, .float64: values.append(contentsOf: repeatElement(0, count: 8))
+        case .int64, .float64: words.append(0)
         case .bool: if (count - 1) % 8 == 0 { values.append(0) }
         case .utf8, .jsonText, .list: offsets.append(offsets[offsets.count - 1])
         case .structure: for i in children.indices { children[i].appendNull() }
@@ -260,12 +269,13 @@ struct ColumnBuilder: Sendable {
             guard b[i] == UInt8(ascii: "\"") else { throw mismatch(s, i) }
             let end = s.skipString(i)
             let raw = UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(end - 1)])
-            if raw.contains(UInt8(ascii: "\\")) {
-                let text = CompactJSONScanner.unescape(raw)
-                try checkRoom(text.count)
-                text.withUnsafeBytes { appendUnchecked($0) }
+            try checkRoom(raw.count)  // (unescaped text is never longer)
+            if raw.count > 0, memchr(raw.baseAddress!, 0x5C, raw.count) != nil {
+                markValid(true)
+                CompactJSONScanner.unescape(raw, appendingTo: &values)
+                offsets.append(Int32(values.count))
             } else {
-                try appendBytes(raw)
+                appendUnchecked(raw)
             }
             return end
         case .bool:
@@ -278,13 +288,13 @@ struct ColumnBuilder: Sendable {
             let end = s.skipValue(i)
             guard let v = Self.int64(UnsafeRawBufferPointer(rebasing: b[i..<end])) else { throw mismatch(s, i) }
             markValid(true)
-            values.appendLittleEndian(v)
+            words.append(UInt64(bitPattern: v))
             return end
         case .float64:
             let end = s.skipValue(i)
             guard let v = Self.double(UnsafeRawBufferPointer(rebasing: b[i..<end])) else { throw mismatch(s, i) }
             markValid(true)
-            values.appendLittleEndian(v.bitPattern)
+            words.append(v.bitPattern)
             return end
         case .list:
             guard b[i] == UInt8(ascii: "[") else { throw mismatch(s, i) }
@@ -309,14 +319,16 @@ struct ColumnBuilder: Sendable {
             guard b[i] == UInt8(ascii: "{") else { throw mismatch(s, i) }
             let row = count
             var j = s.skipSpace(i + 1)
+            var expected = 0
             if j < b.count && b[j] == UInt8(ascii: "}") {
                 j += 1
             } else {
                 while j < b.count {
                     let keyEnd = s.skipString(j)
-                    guard let key = s.key(in: (j + 1)..<(keyEnd - 1)), let child = keys[key] else {
+                    guard let child = child(named: UnsafeRawBufferPointer(rebasing: b[(j + 1)..<(keyEnd - 1)]), expected, s, j, keyEnd) else {
                         throw ArrowWriteError(message: "the key \(String(decoding: b[j..<keyEnd], as: UTF8.self)) is not one of the columns (\(type))")
                     }
+                    expected = child + 1
                     guard children[child].count == row else {
                         throw ArrowWriteError(message: "the key \(String(decoding: b[j..<keyEnd], as: UTF8.self)) comes twice in one object")
                     }
@@ -333,6 +345,15 @@ struct ColumnBuilder: Sendable {
             markValid(true)
             return j
         }
+    }
+
+    /// The child a key names: the one after the last key's first (where mapped records have it), else looked up.
+    private func child(named raw: UnsafeRawBufferPointer, _ expected: Int, _ s: CompactJSONScanner, _ start: Int, _ end: Int) -> Int? {
+        if expected < names.count, names[expected].count == raw.count,
+           raw.isEmpty || names[expected].withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
+            return expected
+        }
+        return s.key(in: (start + 1)..<(end - 1)).flatMap { keys[$0] }
     }
 
     private mutating func appendBytes(_ raw: UnsafeRawBufferPointer) throws(ArrowWriteError) {
@@ -392,29 +413,39 @@ struct ColumnBuilder: Sendable {
         return v
     }
 
-    /// Appends this column's field nodes and buffers (pre-order, as the record batch lists them) and its buffers'
-    /// bytes to the body, each padded to 8 bytes.
-    func writeBuffers(body: inout [UInt8], nodes: inout [UInt8], buffers: inout [UInt8]) {
+    /// Appends this column's field nodes and buffers (pre-order, as the record batch lists them), the buffers at
+    /// `bodyBytes` onwards, each padded to 8 bytes; `bodyBytes` ends past them.
+    func layout(nodes: inout [UInt8], buffers: inout [UInt8], bodyBytes: inout Int) {
         nodes.appendLittleEndian(Int64(count))
         nodes.appendLittleEndian(Int64(nullCount))
-        func add(_ raw: UnsafeRawBufferPointer) {
-            buffers.appendLittleEndian(Int64(body.count))
+        forEachBuffer { raw in
+            buffers.appendLittleEndian(Int64(bodyBytes))
             buffers.appendLittleEndian(Int64(raw.count))
-            body.append(contentsOf: raw)
-            while body.count % 8 != 0 { body.append(0) }
+            bodyBytes += (raw.count + 7) / 8 * 8
         }
-        validity.withUnsafeBytes(add)
+        for child in children { child.layout(nodes: &nodes, buffers: &buffers, bodyBytes: &bodyBytes) }
+    }
+
+    /// Appends the buffers `layout` lists, each padded to 8 bytes.
+    func appendBody(to out: inout [UInt8]) {
+        forEachBuffer { raw in
+            out.append(contentsOf: raw)
+            out.append(contentsOf: repeatElement(0, count: (8 - raw.count % 8) % 8))
+        }
+        for child in children { child.appendBody(to: &out) }
+    }
+
+    /// This column's own buffers, in Arrow's order for its type.
+    private func forEachBuffer(_ body: (UnsafeRawBufferPointer) -> Void) {
+        validity.withUnsafeBytes(body)
         switch type {
-        case .int64, .float64, .bool:
-            values.withUnsafeBytes(add)
+        case .int64, .float64: words.withUnsafeBytes(body)
+        case .bool: values.withUnsafeBytes(body)
         case .utf8, .jsonText:
-            offsets.withUnsafeBytes(add)
-            values.withUnsafeBytes(add)
-        case .list:
-            offsets.withUnsafeBytes(add)
-        case .structure:
-            break
+            offsets.withUnsafeBytes(body)
+            values.withUnsafeBytes(body)
+        case .list: offsets.withUnsafeBytes(body)
+        case .structure: break
         }
-        for child in children { child.writeBuffers(body: &body, nodes: &nodes, buffers: &buffers) }
     }
 }

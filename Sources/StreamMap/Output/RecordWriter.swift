@@ -142,7 +142,8 @@ public struct RecordWriter {
         var failure: ArrowWriteError?
         writer.bytes.withUnsafeBytes { records in
             var start = 0
-            for end in records.indices where records[end] == 0x0A {
+            while start < records.count, let newline = memchr(records.baseAddress! + start, 0x0A, records.count - start) {
+                let end = UnsafeRawPointer(newline) - records.baseAddress!
                 do throws(ArrowWriteError) {
                     try arrow!.append(UnsafeRawBufferPointer(rebasing: records[start..<end]))
                 } catch {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A table format for mapped records (`--to csv|tsv`): one row per record, one column per output leaf.
 public enum TableFormat: String, Sendable, CaseIterable {
     /// Comma-separated values, quoted as RFC 4180 says.
@@ -238,10 +246,21 @@ struct CompactJSONScanner {
         return i
     }
 
-    /// The end of the string starting at `i` (its opening quote), past its closing quote.
+    /// The end of the string starting at `i` (its opening quote), past its closing quote. Eight bytes at a time
+    /// to the next quote or backslash (a mapped record's text is mostly long strings).
     func skipString(_ i: Int) -> Int {
         var i = i + 1
         while i < bytes.count {
+            while i + 8 <= bytes.count {
+                let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let found = Self.marks(w, 0x22) | Self.marks(w, 0x5C)
+                if found != 0 {
+                    i += found.trailingZeroBitCount / 8
+                    break
+                }
+                i += 8
+            }
+            guard i < bytes.count else { break }
             switch bytes[i] {
             case 0x5C: i += 2
             case 0x22: return i + 1
@@ -249,6 +268,13 @@ struct CompactJSONScanner {
             }
         }
         return bytes.count
+    }
+
+    /// The high bit of each byte of `w` that equals `c` (exact for the lowest one: a borrow only marks bytes above
+    /// a true match).
+    @inline(__always) static func marks(_ w: UInt64, _ c: UInt8) -> UInt64 {
+        let x = w ^ (0x0101_0101_0101_0101 &* UInt64(c))
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
     }
 
     /// The end of the value starting at `i`.
@@ -293,6 +319,12 @@ struct CompactJSONScanner {
         guard raw.contains(0x5C) else { return Array(raw) }
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
+        unescape(raw, appendingTo: &out)
+        return out
+    }
+
+    /// Appends a JSON string's contents (between the quotes) as UTF-8 text to `out`.
+    static func unescape(_ raw: UnsafeRawBufferPointer, appendingTo out: inout [UInt8]) {
         var i = 0
         func hex(_ at: Int) -> UInt32? {
             guard at + 4 <= raw.count else { return nil }
@@ -304,9 +336,15 @@ struct CompactJSONScanner {
             return v
         }
         while i < raw.count {
-            let b = raw[i]
-            guard b == 0x5C, i + 1 < raw.count else {
-                out.append(b)
+            // The run up to the next backslash, in one append.
+            let run = memchr(raw.baseAddress! + i, 0x5C, raw.count - i).map { UnsafeRawPointer($0) - raw.baseAddress! } ?? raw.count
+            if run > i {
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i..<run]))
+                i = run
+                continue
+            }
+            guard i + 1 < raw.count else {
+                out.append(raw[i])
                 i += 1
                 continue
             }
@@ -330,6 +368,5 @@ struct CompactJSONScanner {
             default: out.append(e)  // \" \\ \/
             }
         }
-        return out
     }
 }
