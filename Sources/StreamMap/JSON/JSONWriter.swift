@@ -53,7 +53,7 @@ public struct JSONWriter: Sendable, ByteAppending {
     /// Writes a quoted, escaped string from bytes that are already known to be valid UTF-8.
     public mutating func writeString(utf8 raw: UnsafeRawBufferPointer) { JSONEscaping.writeString(raw, to: &self) }
 
-    /// Writes a string event's text: quoted as it is when `verbatim` (see `JSONEvent.string`), escaped otherwise.
+    /// Writes a string event's text: quoted as it is when `verbatim` (lexed in place, so already valid JSON string text), escaped otherwise.
     mutating func writeString(utf8 raw: UnsafeRawBufferPointer, verbatim: Bool) {
         JSONEscaping.writeString(raw, verbatim: verbatim, to: &self)
     }
@@ -249,8 +249,8 @@ enum JSONEscaping {
     }
 }
 
-/// A growable byte buffer without copy-on-write checks: the stream engine's sinks write their results into one
-/// each (`ValueSink.output`), copies gather their text in one (`CopySink`), and the command line its messages.
+/// A growable byte buffer without copy-on-write checks, for writers that append in small pieces many times over
+/// (an engine's partial results, copied text, the command line's messages).
 /// Its owner frees it (`deallocate`).
 package struct ByteBuffer: ByteAppending {
     package private(set) var base: UnsafeMutablePointer<UInt8>
@@ -419,7 +419,7 @@ extension ByteBuffer {
     @inline(__always) mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { append(raw) }
     mutating func writeNull() { appendNull() }
     mutating func writeBool(_ b: Bool) { appendBool(b) }
-    /// A string event's text: quoted as it is when `verbatim` (see `JSONEvent.string`), escaped otherwise.
+    /// A string event's text: quoted as it is when `verbatim` (lexed in place, so already valid JSON string text), escaped otherwise.
     @inline(__always)
     mutating func writeString(utf8 raw: UnsafeRawBufferPointer, verbatim: Bool) {
         if verbatim { appendQuoted(raw) } else { appendEscaped(raw) }

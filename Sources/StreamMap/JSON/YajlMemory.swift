@@ -3,7 +3,7 @@ import Glibc
 
 /// yajl's memory, recycled from one handle to the next.
 ///
-/// The stream engine opens a yajl handle per record (yajl 2 cannot reset one), and every handle makes the same
+/// A parser per record opens a yajl handle per record (yajl 2 cannot reset one), and every handle makes the same
 /// few allocations: the handle, its lexer, two buffer headers, the nesting stack and, once a string has escapes,
 /// a 2 KiB decoding buffer — which is above glibc's per-thread cache, so each record paid for its trip through
 /// `malloc` and `free`. Here freed blocks wait in small free lists and the next record's handle takes them back.

@@ -46,8 +46,7 @@ nonisolated(unsafe) private let yajlCallbackTable: UnsafeMutablePointer<yajl_cal
     return p
 }()
 
-/// A callback table of another layer's making (the stream engine's `ParseSkip`), which the handle uses instead of
-/// `yajlCallbackTable`: its callbacks reach their parser through yajl's context pointer, as `YajlCallbackTarget`'s
+/// A callback table of another layer's making, which the handle uses instead of `yajlCallbackTable`: its callbacks reach their parser through yajl's context pointer, as `YajlCallbackTarget`'s
 /// do. `reset` runs before each parse.
 protocol YajlEventTable {
     var table: UnsafeMutablePointer<yajl_callbacks> { get }
@@ -55,8 +54,9 @@ protocol YajlEventTable {
 }
 
 /// Everything of a yajl parser but its events' destination: feeding, errors, depth and the verbatim test. It is
-/// not generic, so that the per-event code of its subclasses (`YajlParserCore`, and the stream engine's parser)
-/// can be concrete: a generic class's overrides run unspecialized.
+/// not generic, so that the per-event code of its subclasses (`YajlParserCore`, and any parser with an event table
+/// of its own) can be concrete: a generic class's overrides run unspecialized. A subclass may stop yajl from a
+/// callback and have it go on at a later byte of the chunk (`resume(at:)`): what lies between is not parsed.
 class YajlParserBase: YajlCallbackTarget {
     private var handle: yajl_handle?
     @exclusivity(unchecked) private var consumedBeforeChunk = 0
@@ -65,7 +65,7 @@ class YajlParserBase: YajlCallbackTarget {
     @exclusivity(unchecked) private var fedUnscanned = false
     /// Open containers (limited to `maximumDepth`).
     @exclusivity(unchecked) final var depth = 0
-    private let maximumDepth: Int
+    final let maximumDepth: Int
     private let allowMultipleValues: Bool
     private let events: (any YajlEventTable)?
     /// `events`' table, read without the existential.
@@ -74,7 +74,7 @@ class YajlParserBase: YajlCallbackTarget {
     /// Kept alive for as long as the handle that allocates from it.
     private let memory: YajlMemory?
 
-    /// `events`: a callback table of a subclass's own (the stream engine's), whose callbacks reach the subclass
+    /// `events`: a callback table of a subclass's own, whose callbacks reach the subclass
     /// directly; without it, events go through `yajlCallbackTable` to `YajlCallbackTarget`'s virtual methods.
     /// `memory`: where yajl allocates (recycled blocks, for a parser per record); the system allocator without it.
     init(options: JSONParserOptions, events: (any YajlEventTable)?, memory: YajlMemory? = nil) {
@@ -119,7 +119,6 @@ class YajlParserBase: YajlCallbackTarget {
         depth = 0
         resumeAt = nil
         strict = StrictJSONScanner()
-        copyBarrier = .max
         pendingError = nil
         openHandle()
     }
@@ -133,17 +132,16 @@ class YajlParserBase: YajlCallbackTarget {
         yajl_free(handle)
         objectLevels?.deallocate()
         priming?.deallocate()
-        copyBackoff?.deallocate()
     }
 
     @exclusivity(unchecked) private var strict = StrictJSONScanner()
     /// The bytes yajl is parsing now. A string or key that points into them was lexed in place, which yajl does
     /// only when it has no escapes (decoded text and tokens cut by a chunk's end are in yajl's own buffers).
-    @exclusivity(unchecked) private var chunkStart = UnsafeRawPointer(bitPattern: 1)!
-    @exclusivity(unchecked) private var chunkEnd = UnsafeRawPointer(bitPattern: 1)!
+    @exclusivity(unchecked) private(set) final var chunkStart = UnsafeRawPointer(bitPattern: 1)!
+    @exclusivity(unchecked) private(set) final var chunkEnd = UnsafeRawPointer(bitPattern: 1)!
 
-    /// yajl parses `bytes`; where the stream parser skipped a value ahead of it (`skipsAhead`), it goes on after
-    /// that value with a new handle. `consumedBeforeChunk` moves to the start of the part yajl parses last.
+    /// yajl parses `bytes`; where a callback stopped it to go on at a later byte (`resume(at:)`), it goes on there
+    /// with a new handle. `consumedBeforeChunk` moves to the start of the part yajl parses last.
     private func parse(_ bytes: UnsafePointer<UInt8>, count: Int) -> yajl_status {
         let end = UnsafeRawPointer(bytes) + count
         var start = UnsafeRawPointer(bytes)
@@ -189,14 +187,14 @@ class YajlParserBase: YajlCallbackTarget {
     }
 
     /// `feed` for bytes already held to the strict scanner's rules (a record's projection, which the projector's
-    /// kernel checked as it wrote it, `RecordProjector`): yajl alone parses them.
+    /// kernel checked as it wrote it): yajl alone parses them.
     final func feedScanned(_ chunk: UnsafeRawBufferPointer) throws {
         try exclusively { try feedChunk(chunk, scanned: true) }
     }
 
     private func feedChunk(_ chunk: UnsafeRawBufferPointer, scanned: Bool) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
-        copyBarrier = .max
+        willParseChunk()
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         let consumedBefore = consumedBeforeChunk
         defer { consumedBeforeChunk = consumedBefore + chunk.count }
@@ -290,8 +288,8 @@ class YajlParserBase: YajlCallbackTarget {
         return depth <= maximumDepth || tooDeep()
     }
 
-    /// `enter` for a parser that skips ahead: it also notes whether the container is an object, which
-    /// `resumeAfterSkippedValue` needs to rebuild yajl's state.
+    /// `enter` for a parser that resumes at later bytes (`resume(at:)`): it also notes whether the container is an
+    /// object, which `resumeAfterSkippedValue` needs to rebuild yajl's state.
     @inline(__always)
     final func enter(object: Bool) -> Bool {
         guard enter() else { return false }
@@ -300,24 +298,35 @@ class YajlParserBase: YajlCallbackTarget {
         return true
     }
 
-    // MARK: Skipping ahead of yajl
+    // MARK: Going on at a later byte
+
+    /// Called before each chunk is parsed (by default: nothing).
+    func willParseChunk() {}
+
+    /// Bytes of the current chunk yajl has consumed.
+    @inline(__always)
+    final var consumedInChunk: Int { Int(yajl_get_bytes_consumed(handle)) }
+
+    /// Whether the open container at `level` (1 ... `depth`) is an object (after `enter(object:)`).
+    @inline(__always)
+    final func isObject(atLevel level: Int) -> Bool { objectLevels.unsafelyUnwrapped[level] }
+
+    /// From a callback that then returns false: yajl stops, and goes on at `position` (a later byte of the current
+    /// chunk, where the open containers are those it is in now, and an object's member has had its value) as if it
+    /// had parsed what lies between with its callbacks silenced.
+    @inline(__always)
+    final func resume(at position: UnsafeRawPointer) { resumeAt = position }
 
     /// Whether each open container is an object, by depth (index 0 unused).
-    /// Allocated at the first `enter(object:)`: a parser that never skips ahead (the tree engine's) has none.
+    /// Allocated at the first `enter(object:)`: a parser that never resumes ahead has none.
     @exclusivity(unchecked) private var objectLevels: UnsafeMutablePointer<Bool>?
     @exclusivity(unchecked) private var objectLevelCapacity = 0
-    /// Where yajl goes on after the value `skipsAhead` skipped (set while yajl stops).
+    /// Where yajl goes on (`resume(at:)`; set while yajl stops).
     @exclusivity(unchecked) private var resumeAt: UnsafeRawPointer?
     /// What yajl parses to stand where a skipped value's object was (`resumeAfterSkippedValue`): room for
     /// `{"":` per open container and `null`.
     @exclusivity(unchecked) private var priming: UnsafeMutablePointer<UInt8>?
 
-    /// Runs of skipped members shorter than this (or than 8 bytes a level of nesting) are left to yajl: skipping
-    /// ahead costs a new handle and a few bytes of priming a level.
-    static let skipAheadMinimum = 48
-    /// Containers shorter than this are left to yajl's events by `copiesAhead` (copying ahead costs what skipping
-    /// ahead costs, and a short container's events are cheap).
-    static let copyAheadMinimum = 96
 
     @inline(never)
     private func growObjectLevels() {
@@ -333,115 +342,12 @@ class YajlParserBase: YajlCallbackTarget {
         priming = .allocate(capacity: 4 * capacity + 4)
     }
 
-    /// Called from the key callback when the member of `key` is read by no one (its events are silenced), with
-    /// `skips`, which tells whether the member of a later key of the same object is read by no one either (and
-    /// then silences it too). When the key was lexed in place and `cjsonscan_skip_member_value` vouches for the
-    /// colon and value after it — and for the members after it whose keys `skips` takes — and they make at least
-    /// `skipAheadMinimum` bytes, notes where the last value ends and returns true: the callback then stops yajl,
-    /// and `parse` goes on after that value. Else false, and yajl parses the value (silenced) as before: an
-    /// invalid value is reported by yajl and the strict scanner exactly as without this. Only for a parser made
-    /// with an event table (the stream engine's), whose containers go through `enter(object:)`.
-    @inline(__always)
-    final func skipsAhead(after key: UnsafeRawBufferPointer, _ skips: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        guard let keyStart = key.baseAddress, keyStart >= chunkStart, keyStart < chunkEnd,
-              chunkEnd - keyStart >= Self.skipAheadMinimum else { return false }
-        return skipsAhead(from: keyStart + key.count + 1, skips)  // past the closing quote
-    }
 
-    @inline(never)
-    private func skipsAhead(from start: UnsafeRawPointer, _ skips: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        let budget = maximumDepth - depth
-        var from = start
-        var end: UnsafeRawPointer?
-        while true {
-            let length = cjsonscan_skip_member_value(from.assumingMemoryBound(to: UInt8.self), chunkEnd - from, budget)
-            guard length > 0 else { break }
-            let valueEnd = from + length
-            end = valueEnd
-            var keyLength = 0
-            let keyOffset = cjsonscan_next_key(valueEnd.assumingMemoryBound(to: UInt8.self), chunkEnd - valueEnd, &keyLength)
-            guard keyOffset > 0 else { break }
-            let next = UnsafeRawBufferPointer(start: valueEnd + keyOffset, count: keyLength)
-            guard skips(next) else { break }
-            from = valueEnd + keyOffset + keyLength + 1
-        }
-        // At least as long as twice the priming (`resumeAfterSkippedValue`: up to 4 bytes a level), so that deep
-        // records stay linear.
-        guard let end, end - start >= max(Self.skipAheadMinimum, 8 &* depth) else { return false }
-        resumeAt = end
-        return true
-    }
 
-    /// Called from a container's start callback (after `enter(object:)`) when its consumer copies it as it is:
-    /// when the container's bracket was lexed from the bytes in hand, the skipper vouches for the whole container
-    /// and `copier` finds no duplicate key in it, and it makes at least `copyAheadMinimum` bytes (and 8 a level
-    /// of nesting), returns the canonical text of its inside and stops yajl there: the callback returns false,
-    /// and `parse` goes on at the container's closing bracket (with yajl's state rebuilt as after a skipped
-    /// member), whose event then ends the copy. Else nil, and yajl goes on inside the container as before.
-    ///
-    /// A container that could not be copied is not tried again from inside it (until it ends, or the next chunk):
-    /// no byte is read by more than one failed try per chunk, so deep records stay linear.
-    final func copiesAhead(with copier: VerbatimCopier) -> UnsafeRawBufferPointer? {
-        guard depth <= copyBarrier else { return nil }
-        let open = chunkStart + Int(yajl_get_bytes_consumed(handle)) - 1
-        let minimum = max(Self.copyAheadMinimum, 8 &* depth)
-        guard open >= chunkStart, chunkEnd - open >= minimum else { return nil }
-        let bracket = open.load(as: UInt8.self)
-        guard bracket == (objectLevels.unsafelyUnwrapped[depth] ? UInt8(ascii: "{") : UInt8(ascii: "[")) else { return nil }
-        // Elements of an array are alike: after a short one, the next few are not tried (object members differ).
-        let inArray = depth > 1 && !objectLevels.unsafelyUnwrapped[depth - 1]
-        let slot = depth & (Self.backoffSlots - 1)
-        let copyBackoff = self.copyBackoff ?? allocateCopyBackoff()
-        if inArray && copyBackoff[slot].wait > 0 {
-            copyBackoff[slot].wait -= 1
-            copyBarrier = depth  // (nor what is inside it)
-            return nil
-        }
-        let p = open.assumingMemoryBound(to: UInt8.self)
-        let length = cjsonscan_skip_value(p, chunkEnd - open, maximumDepth - depth + 1)
-        if inArray && length > 0 && length < minimum {
-            // Too short to gain: the next elements are likely short too (an array of small objects), so the next
-            // 1, 2, 4 … 64 of them are left to yajl without reading them first.
-            let next = min(max(copyBackoff[slot].span * 2, 1), 64)
-            copyBackoff[slot] = (next, next)
-        }
-        guard length >= minimum, let text = copier.canonicalText(of: UnsafeRawBufferPointer(start: open, count: length)) else {
-            copyBarrier = depth
-            return nil
-        }
-        if inArray { copyBackoff[slot] = (0, 0) }
-        resumeAt = open + length - 1  // the closing bracket
-        return UnsafeRawBufferPointer(rebasing: text[1..<text.count - 1])
-    }
-
-    /// Per depth (modulo `backoffSlots`), for array elements: container starts `copiesAhead` lets pass before it
-    /// tries again, and how many it let pass last time (doubled at each element found too short, 0 after a copy).
-    /// (Allocated at the first try: most parsers never copy.)
-    @exclusivity(unchecked) private var copyBackoff: UnsafeMutablePointer<(wait: UInt8, span: UInt8)>?
-    private static let backoffSlots = 64
-
-    @inline(never)
-    private func allocateCopyBackoff() -> UnsafeMutablePointer<(wait: UInt8, span: UInt8)> {
-        let slots = UnsafeMutablePointer<(wait: UInt8, span: UInt8)>.allocate(capacity: Self.backoffSlots)
-        slots.initialize(repeating: (0, 0), count: Self.backoffSlots)
-        copyBackoff = slots
-        return slots
-    }
-
-    /// The depth of the innermost container that could not be copied (`copiesAhead`); `Int.max`: none.
-    @exclusivity(unchecked) private var copyBarrier = Int.max
-
-    /// A container ends at `depth` (the depth outside it): a copy barrier it set goes.
-    @inline(__always)
-    final func containerEnded() {
-        if depth < copyBarrier { copyBarrier = .max }
-    }
-
-    /// A new handle in the state yajl would be in just after the (last) skipped value: the open containers rebuilt from
-    /// `objectLevels` (`{"":` for an object, `[` for an array) and the innermost object's member given a
-    /// placeholder value (`null`), parsed with every callback off. The stream parser's own state (depth, the
-    /// pending skip of that member) is as the key callback left it, so the rest of the record goes on as if yajl
-    /// had parsed the value (silenced) itself. Error offsets stay right: `parse` moved `consumedBeforeChunk`.
+    /// A new handle in the state yajl would be in at `resumeAt`: the open containers rebuilt from `objectLevels`
+    /// (`{"":` for an object, `[` for an array) and the innermost object's member given a placeholder value
+    /// (`null`), parsed with every callback off. The subclass's own state (depth, what it does with that member) is
+    /// as its callback left it, so the rest goes on as if yajl had parsed the bytes in between (silenced) itself. Error offsets stay right: `parse` moved `consumedBeforeChunk`.
     @inline(never)
     private func resumeAfterSkippedValue() {
         yajl_free(handle)

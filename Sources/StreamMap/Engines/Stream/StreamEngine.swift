@@ -319,6 +319,12 @@ final class StreamParser: YajlParserBase {
     /// Copies containers verbatim for the copies that ask (the plan's).
     private let copier: VerbatimCopier
     @exclusivity(unchecked) private(set) var completed = false
+    /// Per depth (modulo `backoffSlots`), for array elements: container starts `copiesAhead` lets pass before it
+    /// tries again, and how many it let pass last time (doubled at each element found too short, 0 after a copy).
+    /// (Allocated at the first try: most parsers never copy.)
+    @exclusivity(unchecked) var copyBackoff: UnsafeMutablePointer<(wait: UInt8, span: UInt8)>?
+    /// The depth of the innermost container that could not be copied (`copiesAhead`); `Int.max`: none.
+    @exclusivity(unchecked) var copyBarrier = Int.max
 
     init(root: EventConsumer, options: JSONParserOptions, skip: ParseSkip, memory: YajlMemory, copier: VerbatimCopier) {
         self.root = ConsumerRef(root)
@@ -332,8 +338,13 @@ final class StreamParser: YajlParserBase {
         super.init(options: options, events: skip, memory: memory)
     }
 
+    deinit { copyBackoff?.deallocate() }
+
+    override func willParseChunk() { copyBarrier = .max }
+
     override func restart() {
         super.restart()
+        copyBarrier = .max
         direct = nil
         started = false
         completed = false
