@@ -231,6 +231,7 @@ struct MapCommand: ParsableCommand {
         var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: recordOutput,
                          rejects: rejectsFile, console: console)
         run.window = window
+        run.receivedSignal = { Signals.received }
         run.output.stats.collectsPaths = stats
         run.output.stats.filters = loaded.filter != nil
         if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }

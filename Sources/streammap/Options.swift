@@ -112,14 +112,12 @@ enum EngineChoice: String, ExpressibleByArgument, CaseIterable {
     static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }
 
-/// What a rejected record does to the run (`--on-error`).
-enum OnError: String, ExpressibleByArgument, CaseIterable {
-    /// Report it, go on, exit 1 at the end.
-    case reject
-    /// Stop at it, exit 4.
-    case fail
+extension OnError: ExpressibleByArgument {
+    package static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+}
 
-    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+extension ByteRange: ExpressibleByArgument {
+    package static var defaultCompletionKind: CompletionKind { .default }
 }
 
 // `allValueStrings` spelled out (here and in EngineChoice, OnError): ArgumentParser's default for a String enum,

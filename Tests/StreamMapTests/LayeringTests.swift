@@ -33,3 +33,15 @@ struct LayeringTests {
         }
     }
 }
+
+extension LayeringTests {
+    /// The command line parses flags into settings, runs, and turns the outcome into an exit status: everything
+    /// else (inputs, writers, counters, rejects, messages) is the library's. Its brief: at most 1,200 lines.
+    @Test func theCommandLineStaysSmall() throws {
+        var lines = 0
+        for file in try Self.swiftFiles(under: "Sources/streammap") {
+            lines += try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        }
+        #expect(lines > 500 && lines <= 1200, "Sources/streammap has \(lines) lines")
+    }
+}

@@ -37,7 +37,7 @@ def ndjson_records(data: bytes) -> List[Record]:
 
 
 def align(data: bytes, start: int, end: int) -> Tuple[int, int]:
-    """``--byte-range START:END``'s chunk (the rule in Sources/streammap/ByteRange.swift): from byte 0, or the first
+    """``--byte-range START:END``'s chunk (the rule in Sources/StreamMap/Run/ByteRange.swift): from byte 0, or the first
     LF at or after START; through the first LF at or after END, or to the end."""
     size = len(data)
     first = 0 if start == 0 else (data.find(b"\n", start) if data.find(b"\n", start) >= 0 else size)

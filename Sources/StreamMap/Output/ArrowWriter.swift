@@ -16,7 +16,9 @@ import Darwin
 /// Which of Arrow IPC's two formats: the stream (read as it comes: `pyarrow.ipc.open_stream`, a pipe) or the
 /// file (`ARROW1` magic and a footer indexing the batches: `pyarrow.ipc.open_file`, `polars.read_ipc`, Feather v2).
 public enum ArrowIPCFormat: String, Sendable, CaseIterable {
+    /// The IPC stream format: the schema, the record batches, an end-of-stream marker.
     case stream
+    /// The IPC file format (Feather v2): `ARROW1`, the stream, a footer that indexes the batches, `ARROW1`.
     case file
 }
 

@@ -1,6 +1,6 @@
 /// Exit statuses (README.md, "Exit status"; `streammap --help`). When several apply, the first in this list wins:
 /// interrupted, I/O error, closed output pipe, stopped early, rejected.
-enum ExitStatus: Int32 {
+package enum ExitStatus: Int32 {
     /// Every record was mapped.
     case success = 0
     /// Some records were rejected (sticky: a later good record does not clear it); all input was read.
@@ -18,9 +18,9 @@ enum ExitStatus: Int32 {
     case closedPipe = 141
 
     /// 128 + the signal number: 130 for SIGINT, 143 for SIGTERM.
-    static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
+    package static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
 
-    static let helpText = """
+    package static let helpText = """
         EXIT STATUS
           0    every record was mapped
           1    some records were rejected (sticky); all input was read

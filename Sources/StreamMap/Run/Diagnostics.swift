@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import StreamMap
 
 /// Standard error: one line per message, `streammap: ` first, control characters escaped so that a message never
 /// drives the terminal (grep-friendly: `streammap: events.ndjson:42: /user/age: expected integer, found string "x"`).
@@ -12,17 +11,19 @@ import StreamMap
 /// On a terminal each message is written at once; otherwise (a file, a pipe) messages are gathered and written
 /// in blocks of 64 KiB and when the console goes away, as C's stdio does: a run that rejects many records would
 /// otherwise spend a system call per message.
-final class Console {
-    let fd: Int32 = 2
+package final class Console {
+    package let fd: Int32 = 2
+
+    package init() {}
     /// The progress line is on screen.
-    var progressShown = false
+    package var progressShown = false
     private let immediate = isatty(2) != 0
     /// Record messages show their location in bold and their label (`warning: `, `invalid JSON: `) in colour.
-    let colour = Console.usesColour(environment: { getenv($0).map { String(cString: $0) } }, terminal: isatty(2) != 0)
+    package let colour = Console.usesColour(environment: { getenv($0).map { String(cString: $0) } }, terminal: isatty(2) != 0)
 
     /// Colour on a terminal, never when `NO_COLOR` is set (no-color.org), and also off a terminal when
     /// `CLICOLOR_FORCE` is set (to anything but 0).
-    static func usesColour(environment: (String) -> String?, terminal: Bool) -> Bool {
+    package static func usesColour(environment: (String) -> String?, terminal: Bool) -> Bool {
         if let noColour = environment("NO_COLOR"), !noColour.isEmpty { return false }
         if let force = environment("CLICOLOR_FORCE"), !force.isEmpty, force != "0" { return true }
         return terminal
@@ -37,14 +38,14 @@ final class Console {
     }
 
     /// Writes what is gathered.
-    func flush() {
+    package func flush() {
         guard pending.count > 0 else { return }
         _ = FileOutput(fd: fd, name: "<stderr>").writeAll(pending.bytes)
         pending.removeAll()
     }
 
     /// `streammap: <message>`, escaped (`appendEscaped`).
-    func error(_ message: String) {
+    package func error(_ message: String) {
         clearProgress()
         Self.append(Self.prefix, to: &pending)
         var m = message
@@ -72,7 +73,7 @@ final class Console {
     /// The same bytes as `error("\(name):\(line): \(source.pointer): \(label)\(message)")`, written straight into
     /// the buffer — the pointer, the line's digits and the escaping done on bytes, no string built — because a run
     /// can report millions of them.
-    func recordMessage(input name: String, line: Int, source: JSONPath, label: StaticString, message: String) {
+    package func recordMessage(input name: String, line: Int, source: JSONPath, label: StaticString, message: String) {
         clearProgress()
         if name != nameCache.name {
             var escaped = ByteBuffer(capacity: name.utf8.count + 16)
@@ -125,7 +126,7 @@ final class Console {
     /// `bytes` (valid UTF-8) with control characters escaped, so that a message never drives the terminal:
     /// U+0000–U+001F and U+007F–U+009F as `\u00XX` (a backslash stays as it is).
     /// As a JSON Pointer step (`pointerStep`), also `~` → `~0` and `/` → `~1` (RFC 6901).
-    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout ByteBuffer, pointerStep: Bool = false) {
+    package static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout ByteBuffer, pointerStep: Bool = false) {
         var runStart = 0
         var i = 0
         let n = bytes.count
@@ -196,18 +197,18 @@ final class Console {
     }
 
     /// A line written as is (the JSON of `--stats`).
-    func line(_ text: String) {
+    package func line(_ text: String) {
         clearProgress()
         write(Array((text + "\n").utf8))
     }
 
-    func clearProgress() {
+    package func clearProgress() {
         guard progressShown else { return }
         progressShown = false
         write(Array("\r\u{1B}[K".utf8))
     }
 
-    func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         guard !immediate else {
             _ = FileOutput(fd: fd, name: "<stderr>").writeAll(bytes)
             return
@@ -217,11 +218,11 @@ final class Console {
     }
 
     /// `strerror(errno)` as a string.
-    static func describe(errno code: Int32) -> String { String(cString: strerror(code)) }
+    package static func describe(errno code: Int32) -> String { String(cString: strerror(code)) }
 }
 
 /// An errno value as an error.
-struct Errno: Error, Equatable {
-    let code: Int32
-    var description: String { Console.describe(errno: code) }
+package struct Errno: Error, Equatable {
+    package let code: Int32
+    package var description: String { Console.describe(errno: code) }
 }

@@ -1,21 +1,21 @@
 /// The progress line on standard error: records, rejected, bytes read (of the total when the input size is known),
 /// throughput and an ETA. Redrawn at most 4 times a second, first after a quarter second (quick runs show
 /// nothing), cleared before every other message and at exit.
-struct ProgressDisplay {
+package struct ProgressDisplay {
     /// The total input size when every input is a regular file (ETA and percentage), else nil.
-    var totalBytes: Int?
+    package var totalBytes: Int?
     private var lastDraw: Double
-    let interval: Double
-    static let defaultInterval = 0.25
+    package let interval: Double
+    package static let defaultInterval = 0.25
 
-    init(totalBytes: Int?, interval: Double = defaultInterval) {
+    package init(totalBytes: Int?, interval: Double = defaultInterval) {
         self.totalBytes = totalBytes
         self.interval = interval
         lastDraw = monotonicSeconds()
     }
 
     /// Redraws when the last redraw is old enough.
-    mutating func tick(_ stats: RunStats, console: Console) {
+    package mutating func tick(_ stats: RunStats, console: Console) {
         let now = monotonicSeconds()
         guard now - lastDraw >= interval else { return }
         lastDraw = now
@@ -24,7 +24,7 @@ struct ProgressDisplay {
         console.progressShown = true
     }
 
-    static func line(_ stats: RunStats, totalBytes: Int?, elapsed: Double) -> String {
+    package static func line(_ stats: RunStats, totalBytes: Int?, elapsed: Double) -> String {
         let rate = elapsed > 0 ? Double(stats.bytesIn) / elapsed : 0
         var text = "streammap: \(grouped(stats.recordsIn)) record\(stats.recordsIn == 1 ? "" : "s")"
         if stats.recordsFiltered > 0 { text += " (\(grouped(stats.recordsFiltered)) filtered)" }
@@ -42,7 +42,7 @@ struct ProgressDisplay {
     }
 
     /// 1234567 → "1,234,567".
-    static func grouped(_ n: Int) -> String {
+    package static func grouped(_ n: Int) -> String {
         let digits = String(n)
         var out = ""
         for (i, c) in digits.enumerated() {
@@ -53,7 +53,7 @@ struct ProgressDisplay {
     }
 
     /// Bytes in decimal units: "512 B", "12.3 MB", "1.02 GB".
-    static func size(_ bytes: Int) -> String {
+    package static func size(_ bytes: Int) -> String {
         let b = Double(bytes)
         if b < 1e3 { return "\(bytes) B" }
         if b < 1e6 { return fixed(b / 1e3, 1) + " kB" }
@@ -62,7 +62,7 @@ struct ProgressDisplay {
     }
 
     /// Seconds as "m:ss" or "h:mm:ss".
-    static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let s = Int(seconds.rounded(.up))
         let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
         if s >= 3600 { return "\(s / 3600):\(two(s / 60 % 60)):\(two(s % 60))" }

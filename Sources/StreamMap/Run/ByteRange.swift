@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ArgumentParser
 
 /// `--byte-range START:END FILE`: maps only the NDJSON lines of one split of FILE, by Hadoop's rule for line
 /// splits, so that the splits `0:a`, `a:b`, …, `y:SIZE` of a file together map each of its records exactly once,
@@ -22,16 +21,16 @@ import ArgumentParser
 ///   the range read and the LFs in it, from which a caller sums up N for the next ranges.
 ///
 /// END must not be past the end of the file (a file shorter than its caller planned is an error, not a short read).
-struct ByteRange: ExpressibleByArgument, Equatable {
-    let start: Int
-    let end: Int
+package struct ByteRange: Equatable {
+    package let start: Int
+    package let end: Int
 
-    init(start: Int, end: Int) {
+    package init(start: Int, end: Int) {
         self.start = start
         self.end = end
     }
 
-    init?(argument: String) {
+    package init?(argument: String) {
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let start = Int(parts[0]), let end = Int(parts[1]), start >= 0, end >= start else {
             return nil
@@ -39,16 +38,15 @@ struct ByteRange: ExpressibleByArgument, Equatable {
         self.init(start: start, end: end)
     }
 
-    static var defaultCompletionKind: CompletionKind { .default }
 }
 
 /// The range of one file that `--byte-range` reads, found when the run starts; counts the LFs it hands out.
 /// The run's `InputFile` for that path reads through it (`MapRun.window`).
-final class ByteRangeWindow {
-    let path: String
+package final class ByteRangeWindow {
+    package let path: String
     /// The range read: `[start, end)`.
-    let start: Int
-    let end: Int
+    package let start: Int
+    package let end: Int
     private(set) var position: Int
     /// LF bytes in what was read so far.
     private(set) var newlines = 0
@@ -61,7 +59,7 @@ final class ByteRangeWindow {
     }
 
     /// Finds the range of `path` for `range`. The error is a message for standard error.
-    static func open(_ path: String, _ range: ByteRange) -> Result<ByteRangeWindow, ByteRangeError> {
+    package static func open(_ path: String, _ range: ByteRange) -> Result<ByteRangeWindow, ByteRangeError> {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(ByteRangeError(message: "\(path): \(Console.describe(errno: errno))")) }
         defer { _ = Glibc.close(fd) }
@@ -106,7 +104,7 @@ final class ByteRangeWindow {
 
     /// Reads the next bytes of the range from `fd` into `buffer` (0 at the end of the range); nil with errno set on
     /// an error, or EIO when the file ends before the range does (it was cut short while being read).
-    func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, interrupted: () -> Bool) -> Int? {
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, interrupted: () -> Bool) -> Int? {
         let want = min(buffer.count, end - position)
         guard want > 0 else { return 0 }
         while true {
@@ -128,7 +126,7 @@ final class ByteRangeWindow {
         }
     }
 
-    static func countNewlines(_ bytes: UnsafeRawBufferPointer) -> Int {
+    package static func countNewlines(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard var p = bytes.baseAddress else { return 0 }
         let end = p + bytes.count
         var count = 0
@@ -140,9 +138,9 @@ final class ByteRangeWindow {
     }
 
     /// The `--stats` line that tells the caller what was read.
-    var statsLine: String { #"{"byteRange":{"start":\#(start),"end":\#(end),"newlines":\#(newlines)}}"# }
+    package var statsLine: String { #"{"byteRange":{"start":\#(start),"end":\#(end),"newlines":\#(newlines)}}"# }
 }
 
-struct ByteRangeError: Error {
-    let message: String
+package struct ByteRangeError: Error {
+    package let message: String
 }

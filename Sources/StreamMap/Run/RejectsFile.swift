@@ -1,28 +1,27 @@
-import StreamMap
 
 /// `--rejects FILE`: one NDJSON line per rejected record, in `RejectWriter`'s format with the input's name first:
 /// `{"input":"events.ndjson","line":3,"offset":120,"errors":[{"code":…,"fatal":…,"source":…,"destination":…,
 /// "message":…}],"record":"…"}` — `record` cut after `--rejects-record-bytes` bytes with `"truncated":true`, or
 /// replaced by `"recordBytes":N` with `--redact`. Buffered like the output; written at the end and whenever the
 /// buffer is large.
-struct RejectsFile {
-    let file: FileOutput
-    let format: RejectWriter
+package struct RejectsFile {
+    package let file: FileOutput
+    package let format: RejectWriter
     private var buffer = JSONWriter(reservingCapacity: 1 << 16)
     private var line = JSONWriter(reservingCapacity: 1 << 12)
 
-    init(file: FileOutput, format: RejectWriter) {
+    package init(file: FileOutput, format: RejectWriter) {
         self.file = file
         self.format = format
     }
 
     /// How many bytes of a record must be kept for its line: one more than the limit, so that the writer sees
     /// that the record is longer and marks it truncated; none when the text is redacted.
-    var bytesToKeep: Int { format.redactRecord ? 0 : format.maximumRecordBytes + 1 }
+    package var bytesToKeep: Int { format.redactRecord ? 0 : format.maximumRecordBytes + 1 }
 
     /// Adds a line. `record` is the record's start (at least `bytesToKeep` bytes of it when it is that long);
     /// `totalBytes` its full length.
-    mutating func add(input: String, location: RecordLocation, record: UnsafeRawBufferPointer, totalBytes: Int,
+    package mutating func add(input: String, location: RecordLocation, record: UnsafeRawBufferPointer, totalBytes: Int,
                       failure: RecordFailure) -> WriteResult {
         line.removeAll()
         format.write(record: record, totalBytes: totalBytes, at: location, failure: failure, into: &line)
@@ -37,7 +36,7 @@ struct RejectsFile {
         return buffer.bytes.count >= 1 << 16 ? flush() : .ok
     }
 
-    mutating func flush() -> WriteResult {
+    package mutating func flush() -> WriteResult {
         guard !buffer.bytes.isEmpty else { return .ok }
         let result = buffer.bytes.withUnsafeBytes { file.writeAll($0) }
         buffer.removeAll(keepingCapacity: buffer.bytes.capacity <= 1 << 22)

@@ -3,19 +3,18 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import StreamMap
 
 /// Where a file name or an inherited descriptor leads, to tell before anything is read or truncated when two
 /// outputs — or an output and an input — are one file: by device and inode when the file exists, by its absolute
 /// path (links followed) when it does not yet. Only regular files have one: a terminal, a pipe or `/dev/null`
 /// written by two outputs loses nothing.
-enum FileIdentity: Equatable {
+package enum FileIdentity: Equatable {
     case inode(device: UInt64, inode: UInt64)
     /// A file that `-o`/`--rejects` would create: its directory's real path and its name.
     case toBeCreated(String)
 
     /// The identity of what `path` names; nil for anything but a regular file, existing or to be created.
-    static func of(path: String) -> FileIdentity? {
+    package static func of(path: String) -> FileIdentity? {
         var st = stat()
         if stat(path, &st) == 0 { return regular(st) }
         guard errno == ENOENT else { return nil }
@@ -37,7 +36,7 @@ enum FileIdentity: Equatable {
     }
 
     /// The identity of the file an inherited descriptor (standard output, standard error) writes to, if regular.
-    static func of(descriptor fd: Int32) -> FileIdentity? {
+    package static func of(descriptor fd: Int32) -> FileIdentity? {
         var st = stat()
         return fstat(fd, &st) == 0 ? regular(st) : nil
     }
@@ -59,22 +58,22 @@ enum FileIdentity: Equatable {
 
 /// One of the map command's outputs: mapped records (`-o FILE` or standard output), rejects (`--rejects FILE`) or
 /// the messages on standard error.
-struct OutputDestination {
+package struct OutputDestination {
     /// How messages name it: `-o out.ndjson`, `--rejects r.ndjson`, `standard output`, `standard error`.
-    let label: String
+    package let label: String
     /// The inherited descriptor it writes through (1 or 2), or nil for a file that the command opens itself.
-    let descriptor: Int32?
-    let identity: FileIdentity?
+    package let descriptor: Int32?
+    package let identity: FileIdentity?
 
     /// `flag path`: `/dev/stdout` and `/dev/stderr` are written through the inherited descriptor (never reopened,
     /// so never truncated: records and rejects sent to one terminal, pipe or file interleave whole lines).
-    init(flag: String, path: String) {
+    package init(flag: String, path: String) {
         label = "\(flag) \(path)"
         descriptor = FileOutput.inheritedDescriptor(path)
         identity = descriptor.map(FileIdentity.of(descriptor:)) ?? FileIdentity.of(path: path)
     }
 
-    init(descriptor fd: Int32) {
+    package init(descriptor fd: Int32) {
         label = fd == 1 ? "standard output" : "standard error"
         descriptor = fd
         identity = FileIdentity.of(descriptor: fd)
@@ -83,7 +82,7 @@ struct OutputDestination {
     /// Why two outputs cannot be written together, or nil: both are one regular file opened twice (each open
     /// would truncate it and write from its own offset, so one would overwrite the other). Two outputs through
     /// inherited descriptors are the caller's arrangement (`> f 2>&1` shares one offset) and are left alone.
-    static func conflict(_ a: OutputDestination, _ b: OutputDestination) -> String? {
+    package static func conflict(_ a: OutputDestination, _ b: OutputDestination) -> String? {
         guard a.descriptor == nil || b.descriptor == nil, let identity = a.identity, identity == b.identity else { return nil }
         return "\(a.label) and \(b.label) are the same file: one would overwrite the other (use two files, or send both to /dev/stdout or /dev/stderr, where whole lines interleave)"
     }
@@ -91,7 +90,7 @@ struct OutputDestination {
 
 extension FileOutput {
     /// `/dev/stdout` → 1, `/dev/stderr` → 2 (also as `/dev/fd/N`); nil for any other path.
-    static func inheritedDescriptor(_ path: String) -> Int32? {
+    package static func inheritedDescriptor(_ path: String) -> Int32? {
         switch path {
         case "/dev/stdout", "/dev/fd/1": return 1
         case "/dev/stderr", "/dev/fd/2": return 2
@@ -101,12 +100,12 @@ extension FileOutput {
 
     /// `create`, except that `/dev/stdout` and `/dev/stderr` are the inherited descriptors, written as they are.
     /// Opens (creates or truncates) a file for writing.
-    static func create(_ path: String) -> Result<FileOutput, Errno> {
+    package static func create(_ path: String) -> Result<FileOutput, Errno> {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         return fd < 0 ? .failure(Errno(code: errno)) : .success(FileOutput(fd: fd, name: path))
     }
 
-    static func createOrInherit(_ path: String) -> Result<FileOutput, Errno> {
+    package static func createOrInherit(_ path: String) -> Result<FileOutput, Errno> {
         if let fd = inheritedDescriptor(path) { return .success(FileOutput(fd: fd, name: path)) }
         return create(path)
     }

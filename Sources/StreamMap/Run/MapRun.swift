@@ -3,21 +3,29 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import StreamMap
 
 /// What the map command does with records beyond mapping them (from its options).
-struct RunSettings {
-    var pipeline = RecordPipelineSettings()
-    var onError: OnError = .reject
-    var maxRejects: Int?
+/// What a rejected record does to the run (`--on-error`).
+package enum OnError: String, CaseIterable, Sendable {
+    /// Report it, go on, exit 1 at the end.
+    case reject
+    /// Stop at it, exit 4.
+    case fail
+}
+
+package struct RunSettings {
+    package init() {}
+    package var pipeline = RecordPipelineSettings()
+    package var onError: OnError = .reject
+    package var maxRejects: Int?
     /// No per-record messages on standard error.
-    var quiet = false
+    package var quiet = false
     /// Warnings (non-fatal errors) reported on standard error too.
-    var showWarnings = false
+    package var showWarnings = false
 }
 
 /// Why the run stopped before the end of its input.
-enum StopReason: Equatable {
+package enum StopReason: Equatable {
     case interrupted(Int32)
     case outputClosed
     case outputFailed
@@ -27,28 +35,28 @@ enum StopReason: Equatable {
 
 /// The command line's end of the record pipeline: mapped records go to the output file in large writes, rejects to
 /// standard error or the rejects file, with the counts, `--on-error` and `--max-rejects`.
-final class CommandOutput: RecordPipelineOutput {
-    let settings: RunSettings
-    var file: RecordWriter
-    var rejects: RejectsFile?
-    let console: Console
-    var stats = RunStats()
-    var stop: StopReason?
-    var progress: ProgressDisplay?
+package final class CommandOutput: RecordPipelineOutput {
+    package let settings: RunSettings
+    package var file: RecordWriter
+    package var rejects: RejectsFile?
+    package let console: Console
+    package var stats = RunStats()
+    package var stop: StopReason?
+    package var progress: ProgressDisplay?
 
-    init(settings: RunSettings, file: RecordWriter, rejects: RejectsFile?, console: Console) {
+    package init(settings: RunSettings, file: RecordWriter, rejects: RejectsFile?, console: Console) {
         self.settings = settings
         self.file = file
         self.rejects = rejects
         self.console = console
     }
 
-    var mappedRecords: JSONWriter {
+    package var mappedRecords: JSONWriter {
         get { file.writer }
         _modify { yield &file.writer }
     }
 
-    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+    package func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
         stats.recordsIn += 1
         stats.recordsOut += 1
         if !warnings.isEmpty {
@@ -62,7 +70,7 @@ final class CommandOutput: RecordPipelineOutput {
         return flushIfFull()
     }
 
-    func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
+    package func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
                   totalBytes: Int) -> Bool {
         stats.recordsIn += 1
         stats.recordsRejected += 1
@@ -93,9 +101,9 @@ final class CommandOutput: RecordPipelineOutput {
     }
 
     /// "record" for one, "records" for any other count.
-    static func records(_ count: Int) -> String { count == 1 ? "record" : "records" }
+    package static func records(_ count: Int) -> String { count == 1 ? "record" : "records" }
 
-    func filtered(input: String, location: RecordLocation) -> Bool {
+    package func filtered(input: String, location: RecordLocation) -> Bool {
         stats.recordsIn += 1
         stats.recordsFiltered += 1
         return stop == nil
@@ -107,10 +115,10 @@ final class CommandOutput: RecordPipelineOutput {
         return stop == nil
     }
 
-    func flush() { report(file.flush()) }
+    package func flush() { report(file.flush()) }
 
     /// Writes the rest and ends the output (`RecordWriter.finish`).
-    func finish() { report(file.finish()) }
+    package func finish() { report(file.finish()) }
 
     private func report(_ result: WriteResult) {
         switch result {
@@ -125,18 +133,18 @@ final class CommandOutput: RecordPipelineOutput {
         }
     }
 
-    func rejectsWriteFailed(_ name: String, _ code: Int32) {
+    package func rejectsWriteFailed(_ name: String, _ code: Int32) {
         console.error("\(name): write error: \(Console.describe(errno: code))")
         if interruptingSignal == nil { stop = .rejectsFailed }
     }
 
-    var interruptingSignal: Int32? {
+    package var interruptingSignal: Int32? {
         if case .interrupted(let s)? = stop { return s }
         return nil
     }
 
     /// Redraws the progress line (at most every interval), `bytesIn` read so far.
-    func tickProgress(bytesIn: Int) {
+    package func tickProgress(bytesIn: Int) {
         guard progress != nil else { return }
         var s = stats
         s.bytesIn = bytesIn
@@ -146,14 +154,16 @@ final class CommandOutput: RecordPipelineOutput {
 
 /// One run of the map command: every input, in order, through one record pipeline; then the closing reports and
 /// the exit status.
-struct MapRun {
-    let output: CommandOutput
-    var pipeline: RecordPipeline
+package struct MapRun {
+    package let output: CommandOutput
+    package var pipeline: RecordPipeline
     private(set) var inputFailed = false
     /// With `--byte-range`: the part of its file that is read.
-    var window: ByteRangeWindow?
+    package var window: ByteRangeWindow?
+    /// The signal received (SIGINT, SIGTERM), or 0: asked between reads, a signal stops the run at a record boundary.
+    package var receivedSignal: @Sendable () -> Int32 = { 0 }
 
-    init(engine: any RecordEngine, makeEngine: (@Sendable () -> any RecordEngine)?, settings: RunSettings, file: RecordWriter,
+    package init(engine: any RecordEngine, makeEngine: (@Sendable () -> any RecordEngine)?, settings: RunSettings, file: RecordWriter,
          rejects: RejectsFile?, console: Console) {
         var pipelineSettings = settings.pipeline
         pipelineSettings.keptRecordBytes = rejects?.bytesToKeep ?? 0
@@ -164,16 +174,16 @@ struct MapRun {
         }
     }
 
-    var stats: RunStats {
+    package var stats: RunStats {
         var s = output.stats
         s.bytesIn = pipeline.bytesIn
         return s
     }
 
-    var interruptingSignal: Int32? { output.interruptingSignal }
+    package var interruptingSignal: Int32? { output.interruptingSignal }
 
     /// Maps every input in order and returns the exit status.
-    mutating func run(inputs: [String]) -> Int32 {
+    package mutating func run(inputs: [String]) -> Int32 {
         let console = output.console
         let readAhead = startReadAhead(inputs)
         for (position, path) in inputs.enumerated() where output.stop == nil {
@@ -197,7 +207,7 @@ struct MapRun {
         return exitStatus()
     }
 
-    func exitStatus() -> Int32 {
+    package func exitStatus() -> Int32 {
         let stop = output.stop
         if let signal = interruptingSignal { return ExitStatus.interrupted(by: signal) }
         if inputFailed || stop == .outputFailed || stop == .rejectsFailed { return ExitStatus.ioError.rawValue }
@@ -222,7 +232,8 @@ struct MapRun {
         }
         defer { input.close() }
         let output = self.output
-        let stopRequested = { Signals.received != 0 }
+        let receivedSignal = self.receivedSignal
+        let stopRequested = { receivedSignal() != 0 }
         let end = input.window == nil
             ? pipeline.read(input.name, fileDescriptor: input.fd, stopRequested: stopRequested, afterRead: output.tickProgress)
             : pipeline.read(input.name, stopRequested: stopRequested, afterRead: output.tickProgress) { buffer in
@@ -235,9 +246,10 @@ struct MapRun {
     /// (`RecordPipeline.readAhead`), and written in their turn. Returns read-ahead indices by input position.
     private mutating func startReadAhead(_ inputs: [String]) -> [Int: Int] {
         guard output.settings.pipeline.jobs > 1, window == nil else { return [:] }
+        let receivedSignal = self.receivedSignal
         let positions = inputs.indices.filter { inputs[$0] != "-" && InputFile.isCompressedFile(inputs[$0]) }
         guard positions.count >= 2,
-              pipeline.readAhead(paths: positions.map { inputs[$0] }, stopRequested: { Signals.received != 0 })
+              pipeline.readAhead(paths: positions.map { inputs[$0] }, stopRequested: { receivedSignal() != 0 })
         else { return [:] }
         return Dictionary(uniqueKeysWithValues: positions.enumerated().map { ($1, $0) })
     }
@@ -245,7 +257,7 @@ struct MapRun {
     /// Writes read-ahead file `index` (at `path`) as the next input, and reports how it ended as `process` does.
     private mutating func processReadAhead(_ index: Int, _ path: String) {
         let output = self.output
-        switch pipeline.readAhead(index, name: path, stopRequested: { Signals.received != 0 }, afterRead: output.tickProgress) {
+        switch pipeline.readAhead(index, name: path, stopRequested: { receivedSignal() != 0 }, afterRead: output.tickProgress) {
         case .cannotOpen(let code):
             guard output.stop == nil else { return }
             output.console.error("\(path): \(Errno(code: code).description)")
@@ -262,7 +274,7 @@ struct MapRun {
         case .ended, .stopped:
             break
         case .interrupted:
-            if output.stop == nil { output.stop = .interrupted(Signals.received) }
+            if output.stop == nil { output.stop = .interrupted(receivedSignal()) }
         case .failed(let code):
             guard output.stop == nil else { break }
             console.error("\(name): \(Console.describe(errno: code))")

@@ -3,17 +3,16 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import StreamMap
 
 /// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
+package func monotonicSeconds() -> Double {
     var t = timespec()
     clock_gettime(CLOCK_MONOTONIC, &t)
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
 /// `x` with a fixed number of decimals (no Foundation).
-func fixed(_ x: Double, _ decimals: Int) -> String {
+package func fixed(_ x: Double, _ decimals: Int) -> String {
     guard x.isFinite else { return "0" }
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
@@ -28,36 +27,36 @@ func fixed(_ x: Double, _ decimals: Int) -> String {
 }
 
 /// Counters of a run, and the `--stats` summary.
-struct RunStats {
-    var recordsIn = 0
-    var recordsOut = 0
-    var recordsRejected = 0
+package struct RunStats {
+    package var recordsIn = 0
+    package var recordsOut = 0
+    package var recordsRejected = 0
     /// Dropped by the `where` filter: recordsIn = recordsOut + recordsFiltered + recordsRejected.
-    var recordsFiltered = 0
+    package var recordsFiltered = 0
     /// The run has a `where` filter: the summary has `recordsFiltered` (without one it is always 0 and left out).
-    var filters = false
-    var warnings = 0
-    var bytesIn = 0
-    let started = monotonicSeconds()
+    package var filters = false
+    package var warnings = 0
+    package var bytesIn = 0
+    package let started = monotonicSeconds()
     /// Warnings and rejection errors by source path (array indexes shown as `*`) and code; only with `--stats`.
-    var collectsPaths = false
+    package var collectsPaths = false
     private(set) var warningsByPath: [String: [String: Int]] = [:]
     private(set) var errorsByPath: [String: [String: Int]] = [:]
-    static let maximumPaths = 1000
+    package static let maximumPaths = 1000
 
     /// Warnings that left a value out or replaced it: all but those that say an absent value was stood in for
     /// (`MapError.standsInForAbsent`: a default or `optional` for a value the record lacks drops nothing). Without
     /// `--warnings`, a count line tells.
-    var valuesDropped = 0
+    package var valuesDropped = 0
 
-    mutating func noteWarnings(_ warnings: [MapError]) {
+    package mutating func noteWarnings(_ warnings: [MapError]) {
         self.warnings += warnings.count
         for w in warnings where !w.standsInForAbsent { valuesDropped += 1 }
         guard collectsPaths else { return }
         for w in warnings { Self.count(Self.generalized(w.sourcePath), w.code.rawValue, in: &warningsByPath) }
     }
 
-    mutating func noteRejection(_ failure: RecordFailure) {
+    package mutating func noteRejection(_ failure: RecordFailure) {
         guard collectsPaths else { return }
         failure.forEachError { e in
             if e.isFatal { Self.count(Self.generalized(e.sourcePath.pointer), e.code.rawValue, in: &errorsByPath) }
@@ -70,28 +69,28 @@ struct RunStats {
     }
 
     /// `3 values dropped or replaced, …` when a warning left a present value out or replaced it; nil otherwise.
-    var valuesDroppedLine: String? {
+    package var valuesDroppedLine: String? {
         guard valuesDropped > 0 else { return nil }
         let what = valuesDropped == 1 ? "1 value was" : "\(valuesDropped) values were"
         return "\(what) dropped or replaced with a warning (a key collision, a default or fallback for a value that does not map): --warnings lists them"
     }
 
-    static func generalized(_ path: JSONPath) -> String {
+    package static func generalized(_ path: JSONPath) -> String {
         JSONPath(path.components.map { if case .index = $0 { return .key("*") } else { return $0 } }).pointer
     }
 
     /// A JSON Pointer with its array indexes (all-digit steps) shown as `*`.
-    static func generalized(_ pointer: String) -> String {
+    package static func generalized(_ pointer: String) -> String {
         guard pointer.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { return pointer }
         return pointer.split(separator: "/", omittingEmptySubsequences: false).map { step in
             !step.isEmpty && step.allSatisfy({ $0.isASCII && $0.isNumber }) ? "*" : String(step)
         }.joined(separator: "/")
     }
 
-    var seconds: Double { monotonicSeconds() - started }
+    package var seconds: Double { monotonicSeconds() - started }
 
     /// The `--stats` line: one JSON object.
-    func summary(exitStatus: Int32, interruptedBy signal: Int32?) -> String {
+    package func summary(exitStatus: Int32, interruptedBy signal: Int32?) -> String {
         let secs = seconds
         func table(_ t: [String: [String: Int]]) -> JSONValue {
             .object(JSONObject(t.keys.sorted().map { path in

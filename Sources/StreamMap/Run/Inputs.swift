@@ -3,22 +3,21 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import StreamMap
 
 /// An input opened for reading: a file, or standard input for `-`.
-struct InputFile {
-    let fd: Int32
+package struct InputFile {
+    package let fd: Int32
     /// Name in messages: the path as given, or `<stdin>`.
-    let name: String
+    package let name: String
     /// With `--byte-range`: the part of the file that is read (nil: all of it).
-    var window: ByteRangeWindow? = nil
+    package var window: ByteRangeWindow? = nil
 
     /// How many bytes one read asks for (256 KiB).
-    static let readBytes = 1 << 18
+    package static let readBytes = 1 << 18
 
     /// Opens `path` (`-`: standard input). A directory is refused here (reading one fails later with EISDIR
     /// anyway, but only on some systems). The error is an errno.
-    static func open(_ path: String) -> Result<InputFile, Errno> {
+    package static func open(_ path: String) -> Result<InputFile, Errno> {
         if path == "-" { return .success(InputFile(fd: 0, name: "<stdin>")) }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Errno(code: errno)) }
@@ -30,11 +29,11 @@ struct InputFile {
         return .success(InputFile(fd: fd, name: path))
     }
 
-    func close() { if fd != 0 { _ = Glibc.close(fd) } }
+    package func close() { if fd != 0 { _ = Glibc.close(fd) } }
 
     /// Reads into `buffer`; retries on EINTR unless `interrupted()` says to stop (then returns nil with errno
     /// EINTR). Returns the count (0 at the end) or nil on error (errno set).
-    func read(into buffer: UnsafeMutableRawBufferPointer, interrupted: () -> Bool) -> Int? {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, interrupted: () -> Bool) -> Int? {
         if let window { return window.read(fd, into: buffer, interrupted: interrupted) }
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
@@ -49,7 +48,7 @@ struct InputFile {
 
     /// The total size of the inputs when all of them are regular, uncompressed files (for the progress ETA: the
     /// progress counts decompressed bytes), else nil.
-    static func totalSize(_ paths: [String]) -> Int? {
+    package static func totalSize(_ paths: [String]) -> Int? {
         var total = 0
         for path in paths {
             var st = stat()
@@ -61,14 +60,14 @@ struct InputFile {
     }
 
     /// Whether `path` is a regular file that starts with a compression's magic bytes (read without moving an offset).
-    static func isCompressedFile(_ path: String) -> Bool {
+    package static func isCompressedFile(_ path: String) -> Bool {
         var st = stat()
         guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
         return compression(of: path) != nil
     }
 
     /// Device and inode of a path (nil when it does not exist), to refuse writing over an input.
-    static func identity(_ path: String) -> (UInt64, UInt64)? {
+    package static func identity(_ path: String) -> (UInt64, UInt64)? {
         var st = stat()
         let ok = path == "-" ? fstat(0, &st) == 0 : stat(path, &st) == 0
         guard ok, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
@@ -76,7 +75,7 @@ struct InputFile {
     }
 
     /// The compression a regular file starts with (its magic bytes, read without moving its offset), or nil.
-    static func compression(of path: String) -> Compression? {
+    package static func compression(of path: String) -> Compression? {
         let fd = path == "-" ? 0 : Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { if fd != 0 { _ = Glibc.close(fd) } }
