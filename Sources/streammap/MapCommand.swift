@@ -57,7 +57,7 @@ struct MapCommand: ParsableCommand {
     var framing: Framing = .auto
 
     @Option(help: "'stream' maps while parsing; 'tree' parses each record into a value first (the reference; same output).")
-    var engine: EngineChoice = .stream
+    var engine: MappingOptions.Engine = .stream
 
     // Parsed unconditionally: `--jobs -3` is a bad count, not a missing one.
     @Option(parsing: .unconditional,
@@ -218,17 +218,9 @@ struct MapCommand: ParsableCommand {
         let mapper = formatted.mapper
         let mappers = loaded.independentMappers()
         let independent: @Sendable () -> (mapper: Mapper, filter: RecordFilter?) = { let m = mappers(); return (formatted.mapper(for: m.mapper), m.filter) }
-        let engine: any RecordEngine
-        let makeEngine: @Sendable () -> any RecordEngine
-        switch self.engine {
-        case .stream:
-            engine = StreamEngine(mapper: mapper, filter: loaded.filter)
-            makeEngine = { let m = independent(); return StreamEngine(mapper: m.mapper, filter: m.filter) }
-        case .tree:
-            engine = TreeEngine(mapper: mapper, filter: loaded.filter)
-            makeEngine = { let m = independent(); return TreeEngine(mapper: m.mapper, filter: m.filter) }
-        }
-        var run = MapRun(engine: engine, makeEngine: makeEngine, settings: settings, file: recordOutput,
+        let kind = self.engine
+        let makeEngine: @Sendable () -> any RecordEngine = { let m = independent(); return kind.make(mapper: m.mapper, filter: m.filter) }
+        var run = MapRun(engine: kind.make(mapper: mapper, filter: loaded.filter), makeEngine: makeEngine, settings: settings, file: recordOutput,
                          rejects: rejectsFile, console: console)
         run.window = window
         run.receivedSignal = { Signals.received }

@@ -106,10 +106,8 @@ struct SpecOptions: ParsableArguments {
 }
 
 /// The record engine (`--engine`).
-enum EngineChoice: String, ExpressibleByArgument, CaseIterable {
-    case stream, tree
-
-    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+extension MappingOptions.Engine: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }
 
 extension OnError: ExpressibleByArgument {
@@ -120,7 +118,7 @@ extension ByteRange: ExpressibleByArgument {
     package static var defaultCompletionKind: CompletionKind { .default }
 }
 
-// `allValueStrings` spelled out (here and in EngineChoice, OnError): ArgumentParser's default for a String enum,
+// `allValueStrings` spelled out (here and in MappingOptions.Engine, OnError): ArgumentParser's default for a String enum,
 // `allCases.map(\.rawValue.defaultValueDescription)`, gives the same strings but builds a key path at run time, and
 // it is asked for each time the options' definitions are built — six times per run.
 extension Framing: ExpressibleByArgument {

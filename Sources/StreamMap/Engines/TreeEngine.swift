@@ -32,7 +32,7 @@ public struct TreeEngine: RecordEngine, Sendable {
     }
 
     /// Parses and maps a record, then hands the mapped value and the warnings to `use`, which says what became of
-    /// the record (the writer's place: `ModelFeed` decodes the value instead of writing it).
+    /// the record (the writer's place: a model feed decodes the value instead of writing it).
     func map(record: UnsafeRawBufferPointer, then use: (JSONValue, [MapError]) -> RecordOutcome) -> RecordOutcome {
         let value: JSONValue
         let depth: Int

@@ -144,3 +144,10 @@ extension MapError {
         return current
     }
 }
+
+extension MappedRecord {
+    /// The mapped record decoded into a model, through `JSONValueDecoder`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONValueDecoder().decode(type, from: value())
+    }
+}

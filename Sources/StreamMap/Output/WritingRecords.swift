@@ -67,12 +67,8 @@ extension Mapper {
                 }
             }
             defer { sink.onRejected = nil }
-            let (mapper, filter) = (formatted.mapper, options.filter)
-            let makeEngine: @Sendable () -> any RecordEngine
-            switch options.engine {
-            case .stream: makeEngine = { StreamEngine(mapper: mapper, filter: filter) }
-            case .tree: makeEngine = { TreeEngine(mapper: mapper, filter: filter) }
-            }
+            let (mapper, filter, engine) = (formatted.mapper, options.filter, options.engine)
+            let makeEngine: @Sendable () -> any RecordEngine = { engine.make(mapper: mapper, filter: filter) }
             var pipeline = RecordPipeline(
                 engine: makeEngine(),
                 settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,

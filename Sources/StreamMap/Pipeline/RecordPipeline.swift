@@ -57,7 +57,7 @@ public struct RecordPipelineSettings: Sendable {
 ///
 /// Mapped records are written by the engine straight into `mappedRecords`, each followed by a newline (nothing is
 /// copied on the way); a rejected record's bytes are taken back out of it before `rejected` is called. The output
-/// drains `mappedRecords` when it likes — the command line writes it to its file past 64 KiB, `MappingFeed`
+/// drains `mappedRecords` when it likes — the command line writes it to its file past 64 KiB, the incremental feed
 /// takes each record out as it comes. Either call returns whether the run goes on: false stops it (no record after
 /// this one is mapped or reported).
 public protocol RecordPipelineOutput: AnyObject {
@@ -97,7 +97,7 @@ public enum InputEnd: Equatable, Sendable {
 }
 
 /// The record pipeline: cuts inputs into records (`InputFraming`), maps each with an engine and hands the results
-/// to an output, in input order — the one driver the command line, `MappingFeed` and the async sequence all run on.
+/// to an output, in input order — the one driver the command line, the library's feeds and front doors all run on.
 ///
 /// - Zero-copy: a record that ends in the chunk it began in (nearly all) is mapped from the chunk as it was read;
 ///   a record that goes on across chunks streams through the engine piece by piece, so a 200 MB line is mapped in

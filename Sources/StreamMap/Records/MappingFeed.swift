@@ -28,10 +28,6 @@ public struct MappedRecord: Sendable, Equatable, CustomStringConvertible {
         return "\(location): \(text)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
     }
 
-    /// The mapped record decoded into a model, through `JSONValueDecoder`.
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONValueDecoder().decode(type, from: value())
-    }
 }
 
 /// A record that was not mapped.

@@ -12,11 +12,20 @@ import Darwin
 /// How `Mapper.mapRecords(inFile:options:_:)` and its siblings map an input.
 public struct MappingOptions: Sendable {
     /// The engine that maps: the stream engine (the default: constant memory per record) or the tree engine.
-    public enum Engine: Sendable {
+    public enum Engine: String, Sendable, CaseIterable {
         /// ``StreamEngine``: maps while yajl parses, never building the record.
         case stream
         /// ``TreeEngine``: parses each record into a ``JSONValue`` first.
         case tree
+
+        /// An engine of this kind mapping with `mapper`, dropping what `filter` drops: the one engine factory of
+        /// the front doors and the command line.
+        public func make(mapper: Mapper, filter: RecordFilter? = nil) -> any RecordEngine {
+            switch self {
+            case .stream: return StreamEngine(mapper: mapper, filter: filter)
+            case .tree: return TreeEngine(mapper: mapper, filter: filter)
+            }
+        }
     }
 
     /// How the input is cut into records (`auto` decides from its start, as the command line does).
@@ -119,12 +128,8 @@ extension Mapper {
                 }
             }
             defer { output.deliver = nil }
-            let (mapper, filter) = (self, options.filter)
-            let makeEngine: @Sendable () -> any RecordEngine
-            switch options.engine {
-            case .stream: makeEngine = { StreamEngine(mapper: mapper, filter: filter) }
-            case .tree: makeEngine = { TreeEngine(mapper: mapper, filter: filter) }
-            }
+            let (mapper, filter, engine) = (self, options.filter, options.engine)
+            let makeEngine: @Sendable () -> any RecordEngine = { engine.make(mapper: mapper, filter: filter) }
             var pipeline = RecordPipeline(
                 engine: makeEngine(),
                 settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,
