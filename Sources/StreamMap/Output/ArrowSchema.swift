@@ -144,10 +144,48 @@ public struct ArrowSchema: Sendable, Hashable {
         for i in o.fields.indices {
             guard let t = try? inference.typing(of: o.fields[i].mapper, input: .unknown) else { continue }
             // (A one-to-many field's value is the array its destinations take their elements from.)
-            guard case .known(let type) = t, type.holdsNumbers else { continue }
+            guard case .known(let type) = t, type.holdsNumbers, !Self.alwaysFits(o.fields[i].mapper) else { continue }
             o.fields[i].mapper = Self.checked(o.fields[i].mapper, as: type)
         }
         return Mapper(.object(o))
+    }
+
+    /// Whether every value `m` gives fits int64 whatever the record: a date without a fraction (Twitter's,
+    /// RFC 822's, Hydrant's RFC 3339, RFC 3339 with milliseconds for `ms`) as whole seconds or milliseconds since
+    /// the epoch (years 0 to 9999: within ±2^48 ms), with defaults that fit. Such a field needs no check, and keeps
+    /// its fused conversion in the stream engine.
+    static func alwaysFits(_ m: Mapper) -> Bool {
+        func fits(_ v: JSONValue?) -> Bool {
+            guard let v else { return true }
+            if case .null = v { return true }
+            return ArrowValueCheck.problem(v, .int64) == nil
+        }
+        switch m.kind {
+        case .notNull(let inner), .split(let inner, _):
+            return alwaysFits(inner)
+        case .policy(let inner, let p):
+            return alwaysFits(inner) && [p.missing, p.null, p.invalid].allSatisfy { a in
+                if case .useDefault(let v) = a { return fits(v) } else { return true }
+            }
+        case .nonFatal(let inner, let fallback, _):
+            guard alwaysFits(inner) else { return false }
+            switch fallback {
+            case nil: return true
+            case .value(let v)?: return fits(v)
+            case .factory?: return false
+            }
+        case .thread(let stages):
+            guard let (formats, unit) = Mapper.dateToNumberStages(stages), unit == .milliseconds || unit == .seconds else { return false }
+            return formats.allSatisfy { f in
+                switch f {
+                case .named(.twitter), .named(.rfc822), .named(.rfc3339): return true
+                case .named(.rfc3339Milliseconds): return unit == .milliseconds
+                default: return false
+                }
+            }
+        default:
+            return false
+        }
     }
 
     private static func checked(_ inner: Mapper, as type: ArrowType) -> Mapper {
