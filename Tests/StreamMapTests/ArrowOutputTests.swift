@@ -287,6 +287,23 @@ struct WriteRecordsTests {
         }
     }
 
+    @Test func fromADescriptor() throws {
+        let (r, w) = try #require({ () -> (Int32, Int32)? in
+            var fds: [Int32] = [0, 0]
+            return pipe(&fds) == 0 ? (fds[0], fds[1]) : nil
+        }())
+        _ = Array(Self.input.utf8).withUnsafeBytes { Glibc.write(w, $0.baseAddress, $0.count) }
+        close(w)
+        defer { close(r) }
+        let outPath = try TestScratch.file([], suffix: ".arrows")
+        let fd = open(outPath, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        defer { close(fd) }
+        let counts = try Spec(json: Self.spec).mapper.writeRecords(fromFileDescriptor: r, name: "pipe", to: FileOutput(fd: fd, name: outPath),
+                                                                   format: .arrow(.stream))
+        #expect(counts == RecordCounts(recordsIn: 4, recordsOut: 2, recordsRejected: 2))
+        #expect(try ArrowReading.read(try TestScratch.read(outPath)).rows == [["id": 1, "user": ["name": "a,b"]], ["id": 2]])
+    }
+
     @Test func formatsThatNeedColumnsRefuseBeforeReading() throws {
         #expect(throws: ArrowSchemaError.self) { try Self.write(.arrow(.stream), mapper: try Spec(json: #"{"fields": {"id": "id"}}"#).mapper) }
         #expect(throws: TableLayoutError.self) { try Self.write(.table(.tsv), mapper: .identity) }

@@ -54,7 +54,26 @@ extension Mapper {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError(input: path, code: errno, bytesRead: 0) }
         defer { close(fd) }
-        return try withoutActuallyEscaping(rejected) { rejected in
+        return try writeRecords(formatted, fromFileDescriptor: fd, name: path, to: output, options: options, rejected: rejected)
+    }
+
+    /// Maps what can be read from `fd` (a file, a pipe, a socket) to its end and writes the mapped records to
+    /// `output` in `format`, as ``writeRecords(inFile:to:format:options:rejected:)`` does; `fd` is not closed.
+    /// `name` names the input in errors.
+    @discardableResult
+    public func writeRecords(
+        fromFileDescriptor fd: Int32, name: String = "", to output: FileOutput, format: RecordFormat = .ndjson,
+        options: MappingOptions = .init(), rejected: (RejectedRecord) throws -> Void = { _ in }
+    ) throws -> RecordCounts {
+        try writeRecords(try FormattedMapping(self, format: format), fromFileDescriptor: fd, name: name, to: output,
+                         options: options, rejected: rejected)
+    }
+
+    private func writeRecords(
+        _ formatted: FormattedMapping, fromFileDescriptor fd: Int32, name path: String, to output: FileOutput,
+        options: MappingOptions, rejected: (RejectedRecord) throws -> Void
+    ) throws -> RecordCounts {
+        try withoutActuallyEscaping(rejected) { rejected in
             let sink = WritingOutput(writer: formatted.writer(to: output))
             var thrown: (any Error)?
             sink.onRejected = { record in

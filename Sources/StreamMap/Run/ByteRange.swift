@@ -83,12 +83,12 @@ package final class ByteRangeWindow {
 
     /// The offset of the first LF at or after `offset`, or nil when there is none before `size`.
     private static func firstNewline(_ fd: Int32, at offset: Int, size: Int) throws(Errno) -> Int? {
+        let file = PositionalFile(descriptor: fd, base: 0)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var position = offset
         while position < size {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, size - position), off_t(position)) }
-            if n < 0 {
-                if errno == EINTR { continue }
+            let want = min(buffer.count, size - position)
+            guard let n = buffer.withUnsafeMutableBytes({ file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want]), at: position) }) else {
                 throw Errno(code: errno)
             }
             if n == 0 { return nil }  // shorter than it was: the read of the range reports it
@@ -102,28 +102,19 @@ package final class ByteRangeWindow {
         return nil
     }
 
-    /// Reads the next bytes of the range from `fd` into `buffer` (0 at the end of the range); nil with errno set on
-    /// an error, or EIO when the file ends before the range does (it was cut short while being read).
     package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, interrupted: () -> Bool) -> Int? {
         let want = min(buffer.count, end - position)
         guard want > 0 else { return 0 }
-        while true {
-            let n = pread(fd, buffer.baseAddress, want, off_t(position))
-            if n > 0 {
-                newlines += Self.countNewlines(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-                position += n
-                return n
-            }
-            if n == 0 {
-                errno = EIO
-                return nil
-            }
-            if errno == EINTR {
-                if interrupted() { return nil }
-                continue
-            }
+        // The pipeline's positional reader (the one the --jobs ranges read with).
+        guard let n = PositionalFile(descriptor: fd, base: 0).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]),
+                                                                  at: position, interrupted: interrupted) else { return nil }
+        if n == 0 {
+            errno = EIO  // the file is shorter than when the window was found
             return nil
         }
+        newlines += Self.countNewlines(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+        position += n
+        return n
     }
 
     package static func countNewlines(_ bytes: UnsafeRawBufferPointer) -> Int {
