@@ -319,3 +319,18 @@ struct WriteRecordsTests {
         }
     }
 }
+
+extension WriteRecordsTests {
+    /// A `rejected` that throws stops the run: the error comes back, and what was written is a whole Arrow file.
+    @Test func aStopLeavesAWholeFile() throws {
+        struct Stop: Error {}
+        let path = try TestScratch.file(Array(Self.input.utf8), suffix: ".ndjson")
+        let outPath = path + ".arrow"
+        let fd = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { close(fd) }
+        #expect(throws: Stop.self) {
+            try Spec(json: Self.spec).mapper.writeRecords(inFile: path, to: FileOutput(fd: fd, name: outPath), format: .arrow(.file)) { _ in throw Stop() }
+        }
+        #expect(try ArrowReading.read(try TestScratch.read(outPath)).rows == [["id": 1, "user": ["name": "a,b"]]])
+    }
+}

@@ -42,9 +42,9 @@ extension Mapper {
     /// (``TableLayoutError`` otherwise); Arrow, also their types (``ArrowSchemaError``) — both thrown before
     /// anything is read. With Arrow, a value its column cannot hold (an integer beyond int64) rejects its record.
     /// Throws ``OutputError`` when the output cannot be written (after the records before it), and what
-    /// `mapRecords(inFile:)` throws for the input; a `rejected` that throws stops the run and is rethrown. The
-    /// output is flushed and ended (a table's header, Arrow's end or footer) whenever the input was read to its
-    /// end; `output.fd` is not closed.
+    /// `mapRecords(inFile:)` throws for the input; a `rejected` that throws stops the run and is rethrown. Whatever
+    /// ends the run, the records written so far are flushed and the output ended (a table's header, Arrow's end or
+    /// footer), unless writing itself failed; `output.fd` is not closed.
     @discardableResult
     public func writeRecords(
         inFile path: String, to output: FileOutput, format: RecordFormat = .ndjson, options: MappingOptions = .init(),
@@ -86,24 +86,15 @@ extension Mapper {
                 }
             }
             defer { sink.onRejected = nil }
-            let (mapper, filter, engine) = (formatted.mapper, options.filter, options.engine)
-            let makeEngine: @Sendable () -> any RecordEngine = { engine.make(mapper: mapper, filter: filter) }
-            var pipeline = RecordPipeline(
-                engine: makeEngine(),
-                settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,
-                                                 keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),
-                output: sink, makeEngine: options.jobs > 1 ? makeEngine : nil)
+            var pipeline = options.pipeline(mapping: formatted.mapper, into: sink)
             let end = pipeline.read(path, fileDescriptor: fd, stopRequested: { false }, afterRead: { _ in })
             pipeline.finish()
-            if let thrown { throw thrown }
-            if sink.failure == nil, case .ended = end { sink.note(sink.writer.finish()) }
+            // What was written is ended as a whole output whatever stopped the run (as the command line does): the
+            // records before a fault or a stop are a valid file.
+            if sink.failure == nil { sink.note(sink.writer.finish()) }
             if let failure = sink.failure { throw OutputError(output: output.name, result: failure) }
-            switch end {
-            case .failed(let code): throw InputError(input: path, code: code, bytesRead: pipeline.bytesIn)
-            case .corrupt(let error): throw error
-            case .unsupportedEncoding(let error): throw error
-            case .ended, .stopped, .interrupted: break
-            }
+            if let thrown { throw thrown }
+            try end.check(input: path, bytesIn: pipeline.bytesIn)
             return sink.counts
         }
     }

@@ -128,23 +128,38 @@ extension Mapper {
                 }
             }
             defer { output.deliver = nil }
-            let (mapper, filter, engine) = (self, options.filter, options.engine)
-            let makeEngine: @Sendable () -> any RecordEngine = { engine.make(mapper: mapper, filter: filter) }
-            var pipeline = RecordPipeline(
-                engine: makeEngine(),
-                settings: RecordPipelineSettings(framing: options.framing, jobs: options.jobs,
-                                                 keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),
-                output: output, makeEngine: options.jobs > 1 ? makeEngine : nil)
+            var pipeline = options.pipeline(mapping: self, into: output)
             let end = pipeline.read(name, fileDescriptor: fd, stopRequested: stopRequested, afterRead: { _ in afterRead() })
             pipeline.finish()
             if let thrown { throw thrown }
-            switch end {
-            case .failed(let code): throw InputError(input: name, code: code, bytesRead: pipeline.bytesIn)
-            case .corrupt(let error): throw error  // the records before the fault were handed on
-            case .unsupportedEncoding(let error): throw error
-            case .ended, .stopped, .interrupted: break
-            }
+            try end.check(input: name, bytesIn: pipeline.bytesIn)
             return output.counts
+        }
+    }
+}
+
+extension MappingOptions {
+    /// A record pipeline mapping with `mapper` as these options say (with `jobs` > 1, an engine per worker), into
+    /// `output`; rejected records keep their first `MappingFeed.rejectedRecordBytes` bytes.
+    func pipeline(mapping mapper: Mapper, into output: any RecordPipelineOutput) -> RecordPipeline {
+        let (filter, engine) = (self.filter, self.engine)
+        let makeEngine: @Sendable () -> any RecordEngine = { engine.make(mapper: mapper, filter: filter) }
+        return RecordPipeline(
+            engine: makeEngine(),
+            settings: RecordPipelineSettings(framing: framing, jobs: jobs, keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),
+            output: output, makeEngine: jobs > 1 ? makeEngine : nil)
+    }
+}
+
+extension InputEnd {
+    /// Throws what this end says went wrong with the input `name` (after the records before it were handed on):
+    /// `InputError`, `CompressedInputError` or `UnsupportedEncodingError`.
+    func check(input name: String, bytesIn: Int) throws {
+        switch self {
+        case .failed(let code): throw InputError(input: name, code: code, bytesRead: bytesIn)
+        case .corrupt(let error): throw error
+        case .unsupportedEncoding(let error): throw error
+        case .ended, .stopped, .interrupted: break
         }
     }
 }
