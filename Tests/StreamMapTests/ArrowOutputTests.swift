@@ -62,6 +62,18 @@ struct ArrowOutputTests {
         #expect(try Self.schema(#"{"fields": {"n": {"via": {"type": ["string", "null"]}, "default": null}}}"#).fields == [ArrowField("n", .utf8)])
     }
 
+    /// A default that fits a list or struct column keeps it (found by the pyarrow suite: it made the column JSON
+    /// text); one that does not widens it to JSON text, which holds anything.
+    @Test func containerDefaultsKeepTheirColumns() throws {
+        #expect(try Self.schema(#"{"fields": {"a": {"via": {"arrayOf": "integer"}, "default": [1, 2]}}}"#).fields == [ArrowField("a", .list(.int64))])
+        #expect(try Self.schema(#"{"fields": {"a": {"via": {"arrayOf": "string"}, "missing": {"default": ["x"]}, "null": "null"}}}"#).fields
+                == [ArrowField("a", .list(.utf8))])
+        #expect(try Self.schema(#"{"fields": {"a": {"via": {"arrayOf": "integer"}, "default": []}}}"#).fields == [ArrowField("a", .list(.int64))])
+        #expect(try Self.schema(#"{"fields": {"a": {"via": {"object": {"fields": {"b": {"type": "integer"}}}}, "default": {"b": 1}}}}"#).fields
+                == [ArrowField("a", .structure([ArrowField("b", .int64)]))])
+        #expect(try Self.schema(#"{"fields": {"a": {"via": {"arrayOf": "integer"}, "default": ["x"]}}}"#).fields == [ArrowField("a", .jsonText)])
+    }
+
     /// The checks reject an integer beyond int64 and a number beyond a double, with their paths, in both engines.
     @Test func valuesThatDoNotFitRejectTheirRecordInBothEngines() throws {
         let spec = try Spec(json: #"{"fields": {"id": {"type": "integer"}, "x": {"to": "a.x", "type": "number", "optional": true}, "l": {"via": {"arrayOf": "integer"}, "optional": true}}}"#)

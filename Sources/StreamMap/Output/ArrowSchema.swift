@@ -269,11 +269,11 @@ struct TypeInference {
         case .nonFatal(let m, let fallback, _):
             let t = try typing(of: m, input: input)
             guard case .value(let v)? = fallback else { return fallback == nil ? t : .unknown }
-            return try merge(t, Self.typing(of: v), "its default \(JSONWriter.string(v))")
+            return try merge(t, literal: v, "its default \(JSONWriter.string(v))")
         case .policy(let m, let policy):
             var t = try typing(of: m, input: input)
             for action in [policy.missing, policy.null, policy.invalid] {
-                if case .useDefault(let v) = action { t = try merge(t, Self.typing(of: v), "its default \(JSONWriter.string(v))") }
+                if case .useDefault(let v) = action { t = try merge(t, literal: v, "its default \(JSONWriter.string(v))") }
             }
             return t
         case .check(let types):
@@ -301,7 +301,7 @@ struct TypeInference {
             return .unknown
         case .enumTable(let table):
             var t = Typing.nothing
-            for pair in table.pairs { t = try merge(t, Self.typing(of: pair.to), "the enum's value \(JSONWriter.string(pair.to))") }
+            for pair in table.pairs { t = try merge(t, literal: pair.to, "the enum's value \(JSONWriter.string(pair.to))") }
             return t
         case .convert(let c):
             return Self.typing(of: c, input: input)
@@ -353,6 +353,13 @@ struct TypeInference {
         case .string: return .known(.utf8)
         case .array, .object: return .known(.jsonText)
         }
+    }
+
+    /// `a` with a literal value (a default, an enum's value): a value that fits `a`'s column as it is (a list
+    /// default for a list, an object with the struct's fields) keeps the type; others widen it as `merge` says.
+    func merge(_ a: Typing, literal v: JSONValue, _ what: String) throws(TypeConflict) -> Typing {
+        if case .known(let type) = a, ArrowValueCheck.problem(v, type) == nil { return a }
+        return try merge(a, Self.typing(of: v), what)
     }
 
     func merge(_ a: Typing, _ b: Typing, _ what: String) throws(TypeConflict) -> Typing {
