@@ -284,9 +284,11 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
-    /// Arrow when `-o` names an Arrow file (.arrow, .feather; .arrows: the stream format).
+    /// Arrow when `-o` names an Arrow file (.arrow, .feather; .arrows: the stream format), also behind a
+    /// compression's suffix (`x.arrow.gz`: Arrow, which then refuses the compression).
     static func forFileName(_ path: String) -> OutputFormat? {
-        let name = path.lowercased()
+        var name = path.lowercased()
+        if Compression.forFileName(name) != nil, let dot = name.lastIndex(of: ".") { name = String(name[..<dot]) }
         if name.hasSuffix(".arrow") || name.hasSuffix(".feather") { return .arrowFile }
         if name.hasSuffix(".arrows") { return .arrowStream }
         return nil

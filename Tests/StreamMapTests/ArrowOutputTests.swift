@@ -51,7 +51,7 @@ struct ArrowOutputTests {
 
     @Test func valuesOneColumnCannotHoldAreSpecErrors() throws {
         let wrongDefault = try #require(try Self.schemaError(#"{"fields": {"n": {"type": "integer", "default": "none"}}}"#))
-        #expect(wrongDefault.description == #"n: its values are int64, but its default "none" is utf8"#)
+        #expect(wrongDefault.description == #"n: its values are int64, and its default "none" does not fit: expected int64, found string "none""#)
         let union = try #require(try Self.schemaError(#"{"fields": {"n": {"via": {"type": ["string", "integer"]}}}}"#))
         #expect(union.description.contains("string or integer") || union.description.contains("integer or string"))
         let keep = try #require(try Self.schemaError(#"{"fields": {"n": {"type": "integer"}}, "unmapped": "keep"}"#))
@@ -71,7 +71,15 @@ struct ArrowOutputTests {
         #expect(try Self.schema(#"{"fields": {"a": {"via": {"arrayOf": "integer"}, "default": []}}}"#).fields == [ArrowField("a", .list(.int64))])
         #expect(try Self.schema(#"{"fields": {"a": {"via": {"object": {"fields": {"b": {"type": "integer"}}}}, "default": {"b": 1}}}}"#).fields
                 == [ArrowField("a", .structure([ArrowField("b", .int64)]))])
-        #expect(try Self.schema(#"{"fields": {"a": {"via": {"arrayOf": "integer"}, "default": ["x"]}}}"#).fields == [ArrowField("a", .jsonText)])
+        // A default that does not fit is a spec error, never a wider column.
+        for (spec, message) in [
+            (#"{"fields": {"a": {"via": {"arrayOf": "integer"}, "default": [1, "x"]}}}"#, #"a: its values are list<int64>, and its default [1,"x"] does not fit: expected int64, found string "x""#),
+            (#"{"fields": {"a": {"type": "integer", "default": 1.5}}}"#, "a: its values are int64, and its default 1.5 does not fit: number 1.5 is not an integer, and the column is int64"),
+            (#"{"fields": {"a": {"type": "integer", "default": 18446744073709551621}}}"#, "a: its values are int64, and its default 18446744073709551621 does not fit: 18446744073709551621 does not fit the int64 column (−2^63 to 2^63−1); map it with numberToString to keep its digits"),
+        ] {
+            #expect(try Self.schemaError(spec)?.description == message, "\(spec)")
+        }
+        #expect(try Self.schema(#"{"fields": {"a": {"type": "object", "default": [1, "x"]}}}"#).fields == [ArrowField("a", .jsonText)])
     }
 
     /// The checks reject an integer beyond int64 and a number beyond a double, with their paths, in both engines.

@@ -269,11 +269,11 @@ struct TypeInference {
         case .nonFatal(let m, let fallback, _):
             let t = try typing(of: m, input: input)
             guard case .value(let v)? = fallback else { return fallback == nil ? t : .unknown }
-            return try merge(t, literal: v, "its default \(JSONWriter.string(v))")
+            return try merge(t, default: v)
         case .policy(let m, let policy):
             var t = try typing(of: m, input: input)
             for action in [policy.missing, policy.null, policy.invalid] {
-                if case .useDefault(let v) = action { t = try merge(t, literal: v, "its default \(JSONWriter.string(v))") }
+                if case .useDefault(let v) = action { t = try merge(t, default: v) }
             }
             return t
         case .check(let types):
@@ -355,7 +355,20 @@ struct TypeInference {
         }
     }
 
-    /// `a` with a literal value (a default, an enum's value): a value that fits `a`'s column as it is (a list
+    /// `a` with a default: a default takes the column as the mapping makes it — null, or a value that fits (an
+    /// integer in a float64 column, a list or object with the column's items or fields, anything in JSON text) —
+    /// else the spec cannot be written as Arrow (a float default in an int64 column is not widened to float64,
+    /// an integer beyond int64 is not left to reject every record that lacks the value).
+    func merge(_ a: Typing, default v: JSONValue) throws(TypeConflict) -> Typing {
+        let what = "its default \(JSONWriter.string(v))"
+        guard case .known(let type) = a else { return try merge(a, Self.typing(of: v), what) }
+        if let problem = ArrowValueCheck.problem(v, type) {
+            throw TypeConflict(path: "", reason: "its values are \(type), and \(what) does not fit: \(problem.message)")
+        }
+        return a
+    }
+
+    /// `a` with a literal value (an enum's value): a value that fits `a`'s column as it is (a list
     /// default for a list, an object with the struct's fields) keeps the type; others widen it as `merge` says.
     func merge(_ a: Typing, literal v: JSONValue, _ what: String) throws(TypeConflict) -> Typing {
         if case .known(let type) = a, ArrowValueCheck.problem(v, type) == nil { return a }
