@@ -224,12 +224,17 @@ enum ArrowValueCheck {
             }
             return nil
         case (.structure(let fields), .object(let o)):
+            // Mapped objects have their keys in the fields' order: each is looked for from after the last one
+            // found, so a wide struct costs one pass, not one search per key.
+            var next = 0
             for (key, v) in o {
                 // A key the column has no child for cannot be written: not one the spec's fields make.
-                guard let f = fields.first(where: { $0.name == key }) else {
+                let at = fields[next...].firstIndex(where: { $0.name == key }) ?? fields.firstIndex(where: { $0.name == key })
+                guard let at else {
                     return Problem(path: JSONPath(path.components + [.key(key)]), message: "the key \(MapError.quoted(key)) is not one of the column's fields")
                 }
-                if let p = problem(v, f.type, at: JSONPath(path.components + [.key(key)])) { return p }
+                next = at + 1 < fields.count ? at + 1 : 0
+                if let p = problem(v, fields[at].type, at: JSONPath(path.components + [.key(key)])) { return p }
             }
             return nil
         default:
