@@ -104,16 +104,21 @@ struct AsyncFileRecordsTests {
             let fd = open(fifo, O_WRONLY)
             let first = Array("{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n".utf8)
             _ = first.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            // (Long: with the whole suite running, the consumer's task may wait a while for a thread of the pool.)
+            // The consumer runs on a thread of its own (below), so a busy cooperative pool cannot delay it.
             gotThem.set(seen.wait(timeout: .now() + 300) == .success ? 1 : 0)
             let last = Array("{\"id\":4}\n".utf8)
             _ = last.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             close(fd)
         }
-        var ids: [String] = []
-        for try await result in Self.mapper.mappedRecords(inFile: fifo) {
-            if case .mapped(let record) = result { ids.append(record.text) }
-            if ids.count == 3 { seen.signal() }
+        // With the whole suite running (under ASan on CI), the pool's threads may all be busy for minutes: the loop
+        // runs on a serial queue of its own instead, so the wait above measures the reading, not the pool.
+        let ids = try await withTaskExecutorPreference(QueueExecutor()) {
+            var ids: [String] = []
+            for try await result in Self.mapper.mappedRecords(inFile: fifo) {
+                if case .mapped(let record) = result { ids.append(record.text) }
+                if ids.count == 3 { seen.signal() }
+            }
+            return ids
         }
         #expect(ids == [#"{"id":1}"#, #"{"id":2}"#, #"{"id":3}"#, #"{"id":4}"#])
         #expect(gotThem.value == 1, "the first three records came only after the writer gave up waiting")
@@ -145,6 +150,16 @@ struct AsyncFileRecordsTests {
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
         return true
+    }
+
+    /// Runs a task's jobs on a serial dispatch queue (threads of their own, outside the cooperative pool).
+    final class QueueExecutor: TaskExecutor {
+        let queue = DispatchQueue(label: "AsyncFileRecordsTests.consumer")
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let executor = asUnownedTaskExecutor()
+            queue.async { job.runSynchronously(on: executor) }
+        }
     }
 
     final class WriteOutcome: @unchecked Sendable {
