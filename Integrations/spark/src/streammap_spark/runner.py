@@ -57,6 +57,10 @@ class MapJob:
     fault_folder: Optional[str] = None
     #: False: the mapped records are thrown away (``-o /dev/null``): a pass for the counts or the rejects alone.
     records: bool = True
+    #: True: the records are written as Arrow IPC (``--to arrow-stream``; the typed stage), whose checks (an
+    #: integer beyond int64, a number beyond a double) reject records the text does not — a pass for the counts
+    #: or the rejects of a typed stage sets it too.
+    arrow: bool = False
 
     def command(self) -> List[str]:
         """streammap's arguments before ``--byte-range`` (the script adds the range, the rejects file and the
@@ -68,6 +72,8 @@ class MapJob:
             cmd += ["--rejects-record-bytes", str(self.rejects_record_bytes)]
         if self.spec is not None:
             cmd += ["--spec", self.spec]
+        if self.arrow:
+            cmd += ["--to", "arrow-stream"]
         if not self.records:
             cmd += ["-o", "/dev/null"]
         return cmd + list(self.args)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -28,6 +29,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, StringType, StructField,
                                StructType)
 
+from .columns import REPORT_COLUMN, arrow_schema, map_splits, spark_schema, with_report
 from .runner import (COUNTS_TAG, MARK, REJECT_TAG, MapJob, StreamMapError, check_spec, descriptor, failure_from,
                      local_path, task_script)
 from .splits import (Chunk, ChunkReport, InputFile, Split, check_reports, chunks_from_reports, default_split_bytes,
@@ -39,7 +41,7 @@ from .splits import (Chunk, ChunkReport, InputFile, Split, check_reports, chunks
 FAULT_CONF = "spark.streammap.test.killFirstAttemptOfPartition"
 
 #: Flags the stage sets itself (or that make no sense per partition): refused in ``args``.
-RESERVED_FLAGS = ("-o", "--output", "--rejects", "--redact", "--rejects-record-bytes", "--stats", "-q", "--quiet",
+RESERVED_FLAGS = ("-o", "--output", "--to", "--rejects", "--redact", "--rejects-record-bytes", "--stats", "-q", "--quiet",
                   "--progress", "--no-progress", "--framing", "-s", "--spec", "--print-spec", "--reverse-spec",
                   "--byte-range")
 
@@ -112,19 +114,21 @@ T = TypeVar("T")
 
 
 class StreamMapResult:
-    """The result of ``map_files``: nothing has run yet. ``write_ndjson`` runs the mapping stage once and brings
-    the tasks' counts back with it (an observed metric of that job: no second job); ``counts`` and ``chunks`` run
-    a job of their own only when no complete ``write_ndjson`` came first. ``records`` is a plain DataFrame (each
-    action on it maps again: persist it to reuse it). ``rejects`` maps again only the splits that had rejects,
-    with their records thrown away (``-o /dev/null``)."""
+    """The result of ``map_files``: nothing has run yet. A write (``write_parquet`` or ``save`` for typed columns,
+    ``write_ndjson`` for text) runs the mapping stage once and brings the tasks' counts back with it (an observed
+    metric of that job: no second job); ``counts`` and ``chunks`` run a job of their own only when no complete
+    write came first. ``records`` is a plain DataFrame (each action on it maps again: persist it to reuse it).
+    ``rejects`` maps again only the splits that had rejects, with their records thrown away (``-o /dev/null``)."""
 
     def __init__(self, spark: SparkSession, files: Sequence[InputFile], splits: Sequence[Split], job: MapJob,
-                 stage: DataFrame) -> None:
+                 stage: DataFrame, schema: Optional[StructType] = None) -> None:
         self._spark = spark
         self.files: Tuple[InputFile, ...] = tuple(files)
         self.splits: Tuple[Split, ...] = tuple(splits)
         self._job = job
         self._stage = stage
+        #: The records' Spark schema with ``columns=True`` (streammap's Arrow columns), None for text.
+        self.schema: Optional[StructType] = schema
         self._observation: Optional[Observation] = None
         self._reports: Optional[List[ChunkReport]] = None
         self._chunks: Optional[List[Chunk]] = None
@@ -152,13 +156,18 @@ class StreamMapResult:
 
     @property
     def records(self) -> DataFrame:
-        """The mapped records as a DataFrame with one string column, ``value`` (like ``spark.read.text``), in input
-        order (its partitions follow the files and their splits in order)."""
+        """The mapped records, in input order (the DataFrame's partitions follow the files and their splits in
+        order): with ``columns=True`` the spec's output columns with their types (``schema``); else one string
+        column, ``value``, each record's JSON text (like ``spark.read.text``)."""
+        if self.schema is not None:
+            return self._stage.where(F.col(REPORT_COLUMN).isNull()).drop(REPORT_COLUMN)
         return self._stage.where(~F.col("value").startswith(MARK))
 
     @property
     def record_lines(self) -> "RDD[str]":
-        """The mapped records, one JSON text each, in input order (file by file, as given), as an RDD of str."""
+        """The mapped records, one JSON text each, in input order (file by file, as given), as an RDD of str (text
+        results only: ``map_files`` without ``columns=True``)."""
+        self._need_text("record_lines")
         return self.records.rdd.map(lambda row: row[0])
 
     @property
@@ -187,10 +196,34 @@ class StreamMapResult:
             F.col("r.recordBytes").alias("record_bytes"),
             F.coalesce(F.col("r.truncated"), F.lit(False)).alias("truncated"))
 
+    def write_parquet(self, path: str, mode: str = "errorifexists", compression: Optional[str] = None,
+                      partition_by: Union[str, Sequence[str], None] = None) -> None:
+        """Writes the typed records as Parquet under ``path`` (``columns=True``): ``records.write.parquet`` with
+        the tasks' counts brought back by the same job. ``compression``: Spark's Parquet codecs (``snappy``, the
+        default, ``zstd``, ``gzip``, ``none``…)."""
+        options = {} if compression is None else {"compression": compression}
+        self.save(path, "parquet", mode, partition_by, **options)
+
+    def save(self, path: Optional[str] = None, format: str = "parquet", mode: str = "errorifexists",
+             partition_by: Union[str, Sequence[str], None] = None, **options: str) -> None:
+        """Writes the typed records (``columns=True``) with any of Spark's writers — ``DataFrameWriter.save`` with
+        ``format``, ``mode``, ``partition_by`` and ``options`` (``"delta"`` and ``"iceberg"`` where their packages
+        are on the session) — and brings the tasks' counts back with the same job."""
+        self._need_columns("save")
+        observation = Observation(f"streammap-{uuid.uuid4().hex}")
+        observed = self._stage.observe(observation, F.collect_list(F.col(REPORT_COLUMN)).alias("counts"))
+        writer = observed.where(F.col(REPORT_COLUMN).isNull()).drop(REPORT_COLUMN).write.format(format).mode(mode)
+        if partition_by is not None:
+            writer = writer.partitionBy(*([partition_by] if isinstance(partition_by, str) else partition_by))
+        writer = writer.options(**options)
+        _run(lambda: writer.save(path) if path is not None else writer.save())
+        self._observation = observation
+
     def write_ndjson(self, path: str, mode: str = "errorifexists", compression: Optional[str] = None) -> None:
         """Writes the mapped records as NDJSON part files under ``path`` with Spark's text writer (and its output
         committer): part files in input order, each line a record, the bytes a serial run writes. The tasks'
-        counts come back with this job."""
+        counts come back with this job. Text results only (``map_files`` without ``columns=True``)."""
+        self._need_text("write_ndjson")
         observation = Observation(f"streammap-{uuid.uuid4().hex}")
         observed = self._stage.observe(observation, F.collect_list(
             F.when(F.col("value").startswith(COUNTS_TAG), F.col("value"))).alias("counts"))
@@ -202,6 +235,16 @@ class StreamMapResult:
 
     def unpersist(self) -> None:
         """Nothing is kept between jobs (kept for the callers of earlier versions)."""
+
+    def _need_text(self, what: str) -> None:
+        if self.schema is not None:
+            raise ValueError(f"{what}: the records are typed columns (map_files(..., columns=True)); write them "
+                             "with write_parquet or save, or map without columns=True for the exact JSON text")
+
+    def _need_columns(self, what: str) -> None:
+        if self.schema is None:
+            raise ValueError(f"{what}: the records are JSON text; map_files(..., columns=True) gives typed columns "
+                             "(or use write_ndjson, or records.write)")
 
     def _tasks_reports(self) -> List[ChunkReport]:
         """The reports of every split's task: from ``write_ndjson``'s job when it ran them all, else from a job
@@ -256,6 +299,17 @@ def _transform(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Spl
                      f"FROM range(0, {n}, 1, {n}))")
 
 
+def _typed(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Split]], schema: StructType) -> DataFrame:
+    """The typed stage over ``splits``: the same one-partition-per-split descriptors as ``_transform``, each
+    mapped by ``columns.map_splits`` in a Python worker (``mapInArrow``: streammap's Arrow batches go to the JVM as
+    they are), with the counts rows in ``REPORT_COLUMN``."""
+    n = len(splits)
+    descriptors = ", ".join(_sql_value(descriptor(i, s.start, s.end, s.file.path)) for i, s in splits)
+    source = spark.sql(f"SELECT element_at(array({descriptors}), CAST(id AS INT) + 1) AS split "
+                       f"FROM range(0, {n}, 1, {n})")
+    return source.mapInArrow(functools.partial(map_splits, job), with_report(schema))
+
+
 def _run(action: Callable[[], T]) -> T:
     """Runs a Spark action; a task that failed because streammap did raises ``StreamMapError`` (status and
     standard error), chained to Spark's exception."""
@@ -272,8 +326,14 @@ def _run(action: Callable[[], T]) -> T:
 
 def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optional[str] = None, *,
               args: Sequence[str] = (), binary: Optional[str] = None, split_bytes: Optional[int] = None,
-              redact: bool = False, rejects_record_bytes: Optional[int] = None) -> StreamMapResult:
+              redact: bool = False, rejects_record_bytes: Optional[int] = None,
+              columns: bool = False) -> StreamMapResult:
     """Maps NDJSON files with streammap on Spark, every record accounted for.
+
+    ``columns=True``: the records as the spec's output columns with their types (streammap's Arrow output, read
+    by ``mapInArrow``: see ``columns``), their schema asked of streammap on the driver before any task runs — a
+    spec whose columns cannot be typed raises ``StreamMapError`` with streammap's message. Otherwise one string
+    column holding each record's JSON text, byte for byte what a serial run writes.
 
     ``paths``: input files, on a filesystem every executor sees under the same path (local, NFS, a mounted
     bucket…), or ``file:`` URIs; rejects and counts name them as given. ``spec``: a spec file on the driver
@@ -300,6 +360,7 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
             raise ValueError(f"{a}: the Spark stage sets this itself (see map_files' parameters)")
     binary = resolve_binary(binary)
     _check_once(binary, spec, tuple(args))
+    schema = spark_schema(arrow_schema(binary, spec, args)) if columns else None
 
     sc = spark.sparkContext
     files = [InputFile(i, name, _task_path(name), _size(name)) for i, name in enumerate(names)]
@@ -323,8 +384,12 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
     job = MapJob(binary="./" + _ship(sc, shipped, binary),
                  spec=None if spec is None else "./" + _ship_spec(sc, shipped, spec),
                  args=tuple(args), redact=redact, rejects_record_bytes=rejects_record_bytes,
-                 fault_chunk=int(fault_conf) if fault_conf is not None else None, fault_folder=fault_folder)
-    return StreamMapResult(spark, files, splits, job, _transform(spark, job, list(enumerate(splits))))
+                 fault_chunk=int(fault_conf) if fault_conf is not None else None, fault_folder=fault_folder,
+                 arrow=columns)
+    numbered = list(enumerate(splits))
+    if schema is not None:
+        return StreamMapResult(spark, files, splits, job, _typed(spark, job, numbered, schema), schema)
+    return StreamMapResult(spark, files, splits, job, _transform(spark, job, numbered))
 
 
 #: Specs and flags ``streammap check`` accepted, by binary (path, size, mtime), spec text and flags.
