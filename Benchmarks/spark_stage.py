@@ -17,7 +17,7 @@ rounds, then round after round, interleaved, each tool writing its mapped record
 
 With ``--floors``, also (d): the same number of script-transformation tasks writing the serial output (cut at line
 boundaries) with ``cat`` — the stage with a streammap that took no time, so the most the stage could gain.
-Reports records/s (records in / wall seconds, median over the rounds), the ratios to (b), streammap's own seconds
+(NDJSON → Parquet with typed columns: ``Benchmarks/spark_parquet.py``.) Reports records/s (records in / wall seconds, median over the rounds), the ratios to (b), streammap's own seconds
 inside the stage's tasks (their --stats), and whether each output
 equals the serial ``streammap`` run's (byte for byte; else how many of its lines are missing and how many others were written, with an example
 of each). Writes a JSON
@@ -67,10 +67,10 @@ def compare(got: bytes, want: bytes) -> Dict[str, Any]:
                         "writtenNotExpected": example_extra[:300].decode("utf-8", "replace")}}
 
 
-def native(spark: Any, path: str, out: str) -> None:
-    from pyspark.sql import functions as F
+def native_schema() -> Any:
+    """The input's schema for Spark's JSON reader: the fields the tweet mapping reads."""
     from pyspark.sql.types import BooleanType, LongType, StringType, StructField, StructType
-    schema = StructType([
+    return StructType([
         StructField("id", LongType()), StructField("id_str", StringType()), StructField("created_at", StringType()),
         StructField("text", StringType()),
         StructField("user", StructType([StructField("id", LongType()), StructField("screen_name", StringType()),
@@ -79,7 +79,11 @@ def native(spark: Any, path: str, out: str) -> None:
         StructField("retweet_count", LongType()), StructField("favorite_count", LongType()),
         StructField("lang", StringType()), StructField("in_reply_to_status_id", LongType()),
     ])
-    df = spark.read.schema(schema).json(path)
+
+
+def native(spark: Any, path: str, out: str) -> None:
+    from pyspark.sql import functions as F
+    df = spark.read.schema(native_schema()).json(path)
     # "Wed Aug 27 13:08:45 +0000 2008": Spark's parser takes no day-of-week, so it goes first.
     ms = F.unix_millis(F.try_to_timestamp(F.substring("created_at", 5, 100), F.lit("MMM dd HH:mm:ss Z yyyy")))
     mapped = (df.withColumn("createdAtMs", ms)

@@ -5,7 +5,13 @@
 # constant in Sources/streammap/StreamMapCommand.swift). The archive is reproducible: names sorted, owner root,
 # every date the last commit's.
 #
+# Beside it, the wheel that `pip install` takes (scripts/build-wheel.py, from the same stripped bin/streammap):
+# streammap_spark-VERSION-py3-none-manylinux_2_NN_ARCH.whl, the CLI plus the Spark integration's package. The script
+# prints the wheel's path, then the tarball's, last (callers take the tarball with `| tail -1`). The wheel needs
+# python3 (3.9+) and readelf.
+#
 #   scripts/dist.sh            # → .build/dist/streammap-VERSION-linux-x86_64.tar.gz (prints its path last)
+#                              #   and .build/dist/streammap_spark-VERSION-py3-none-manylinux_2_NN_x86_64.whl (the line before)
 #   OUT=/tmp scripts/dist.sh   # into another folder
 #
 # Installing from it: tar -xzf streammap-….tar.gz && cp -R streammap-…/bin streammap-…/share /usr/local/
@@ -30,4 +36,8 @@ cp README.md "$work/$name/"
 epoch=$(git log -1 --format=%ct 2>/dev/null || date +%s)
 tarball="$OUT/$name.tar.gz"
 tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -cf - "$name" | gzip -9n > "$tarball"
+
+command -v python3 >/dev/null || { echo "dist: python3 (3.9+) is missing: it builds the wheel (scripts/build-wheel.py)" >&2; exit 1; }
+wheel=$(SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$epoch}" python3 scripts/build-wheel.py "$work/$name/bin/streammap" "$OUT" | tail -1)
+echo "$wheel"
 echo "$tarball"

@@ -16,7 +16,14 @@ TWEETS_SPEC = REPO / "Benchmarks" / "specs" / "tweets.spec.json"
 @pytest.fixture(scope="session")
 def binary() -> str:
     """The portable streammap: ``$STREAMMAP_BINARY`` or ``.build/portable/release/streammap``
-    (``scripts/build-portable.sh``)."""
+    (``scripts/build-portable.sh``); with ``STREAMMAP_WHEEL_TEST=1`` (``scripts/wheel-test.sh``), the one the
+    ``streammap`` wheel installed into this environment (``streammap_spark.binary.packaged_binary``)."""
+    if os.environ.get("STREAMMAP_WHEEL_TEST") == "1":
+        from streammap_spark.binary import packaged_binary
+        packaged = packaged_binary()
+        if packaged is None:
+            pytest.fail("STREAMMAP_WHEEL_TEST=1, but no streammap installed by the wheel in this environment")
+        return packaged
     path = os.environ.get("STREAMMAP_BINARY") or str(REPO / ".build" / "portable" / "release" / "streammap")
     if not os.access(path, os.X_OK):
         pytest.fail(f"{path}: no portable streammap binary (run scripts/build-portable.sh)")

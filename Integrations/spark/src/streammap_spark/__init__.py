@@ -6,6 +6,10 @@
     result.rejects        # DataFrame: file, line, offset, errors, record, …
     result.counts         # records in, mapped, rejected per file and in total
     result.write_ndjson("out/")
+
+    typed = map_files(spark, ["a.ndjson"], "tweets.spec.json", columns=True)   # the spec's typed columns
+    typed.schema          # StructType, asked of streammap on the driver
+    typed.write_parquet("out.parquet")   # or typed.save(path, format=…), typed.records
 """
 
 from .runner import StreamMapError

@@ -29,6 +29,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, StringType, StructField,
                                StructType)
 
+from .binary import packaged_binary
 from .columns import REPORT_COLUMN, arrow_schema, map_splits, spark_schema, with_report
 from .runner import (COUNTS_TAG, MARK, REJECT_TAG, MapJob, StreamMapError, check_spec, descriptor, failure_from,
                      local_path, task_script)
@@ -410,11 +411,12 @@ def _check_once(binary: str, spec: Optional[str], args: Tuple[str, ...]) -> None
 
 
 def resolve_binary(binary: Optional[str]) -> str:
-    """The streammap binary to use: ``binary``, else ``$STREAMMAP_BINARY``, else ``streammap`` on ``PATH``."""
-    candidate = binary or os.environ.get("STREAMMAP_BINARY") or shutil.which("streammap")
+    """The streammap binary to use: ``binary``, else ``$STREAMMAP_BINARY``, else the one the wheel installed into
+    this Python environment (``binary.packaged_binary``), else ``streammap`` on ``PATH``."""
+    candidate = binary or os.environ.get("STREAMMAP_BINARY") or packaged_binary() or shutil.which("streammap")
     if not candidate or not os.path.isfile(candidate):
-        raise FileNotFoundError("no streammap binary: pass binary=, set STREAMMAP_BINARY or put it on PATH "
-                                "(build it with scripts/build-portable.sh)")
+        raise FileNotFoundError("no streammap binary: pass binary=, set STREAMMAP_BINARY, pip install the wheel "
+                                "(scripts/dist.sh) or put it on PATH (build it with scripts/build-portable.sh)")
     return os.path.abspath(candidate)
 
 
