@@ -22,8 +22,8 @@ from pyspark.sql.types import ArrayType, DataType, DoubleType, StringType, Struc
 
 from conftest import TWEETS_SPEC
 from corpus import write_corpus
-from streammap_spark import FAULT_CONF, StreamMapError, map_files
-from test_stage import REJECTS_RECORD_BYTES, spark_rejects
+from streammap_spark import StreamMapError, map_files
+from test_stage import REJECTS_RECORD_BYTES, failed_tasks_with_a_fault, spark_rejects
 
 RECORDS = 40_000
 SPLIT_BYTES = 1 << 20
@@ -272,20 +272,14 @@ def test_text_only_calls_and_the_stages_own_flags_are_refused(spark: Any, binary
 def test_a_task_killed_mid_split_is_retried_to_the_same_table(spark: Any, binary: str, corpus: List[str],
                                                              tweets: Any, tmp_path: Path) -> None:
     expected, out = tweets
-    spark.conf.set(FAULT_CONF, "3")
-    sc = spark.sparkContext
-    sc.setJobGroup("typed-fault", "a typed task's first attempt killed after its first batch")
-    try:
+
+    def run() -> Any:  # (the typed task is killed after its first batch went to Spark)
         result = map_files(spark, corpus, str(TWEETS_SPEC), binary=binary, split_bytes=SPLIT_BYTES, columns=True,
                            rejects_record_bytes=REJECTS_RECORD_BYTES)
         result.write_parquet(str(tmp_path / "out"))
-        tracker = sc.statusTracker()
-        stages = [s for j in tracker.getJobIdsForGroup("typed-fault") for s in tracker.getJobInfo(j).stageIds]
-        failed = sum(tracker.getStageInfo(s).numFailedTasks for s in stages if tracker.getStageInfo(s))
-        assert failed == 1  # the fault did happen, once, and Spark retried the task
-    finally:
-        spark.conf.unset(FAULT_CONF)
-        sc.setLocalProperty("spark.jobGroup.id", None)
+        return result
+    result, failed = failed_tasks_with_a_fault(spark, 3, "typed-fault", run)
+    assert failed == 1  # the fault did happen, once, and Spark retried the task
     assert read_parts(tmp_path / "out").to_pylist() == read_parts(out).to_pylist()
     assert result.counts == expected.counts
     assert spark_rejects(result) == spark_rejects(expected)

@@ -8,7 +8,7 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple, TypeVar
 
 import pytest
 
@@ -17,6 +17,7 @@ from conftest import TWEETS_SPEC
 from streammap_spark import FAULT_CONF, StreamMapError, map_files
 
 RECORDS = 200_000
+T = TypeVar("T")
 SPLIT_BYTES = 1 << 20
 REJECTS_RECORD_BYTES = 4096
 
@@ -124,22 +125,31 @@ def test_write_ndjson_writes_the_serial_bytes(spark: Any, binary: str, corpus: L
         (stats["recordsIn"], stats["recordsOut"], stats["recordsRejected"])
 
 
-def test_a_failed_first_attempt_is_retried_to_the_same_output(spark: Any, binary: str, corpus: List[str],
-                                                              expected: Any, tmp_path: Path) -> None:
-    spark.conf.set(FAULT_CONF, "2")
+def failed_tasks_with_a_fault(spark: Any, chunk: int, group: str, action: Callable[[], T]) -> Tuple[T, int]:
+    """``action``'s result with the first attempt of split ``chunk``'s task killed (``FAULT_CONF``), and how many
+    tasks failed in its jobs."""
+    spark.conf.set(FAULT_CONF, str(chunk))
     sc = spark.sparkContext
-    sc.setJobGroup("fault", "a task's first attempt killed")
+    sc.setJobGroup(group, f"the first attempt of split {chunk} killed")
     try:
-        result = map_files(spark, corpus, str(TWEETS_SPEC), binary=binary, split_bytes=SPLIT_BYTES,
-                           rejects_record_bytes=REJECTS_RECORD_BYTES)
-        result.write_ndjson(str(tmp_path / "out"))
+        result = action()
         tracker = sc.statusTracker()
-        stages = [s for j in tracker.getJobIdsForGroup("fault") for s in tracker.getJobInfo(j).stageIds]
-        failed = sum(tracker.getStageInfo(s).numFailedTasks for s in stages if tracker.getStageInfo(s))
-        assert failed == 1  # the fault did happen, once, and Spark retried the task
+        stages = [s for j in tracker.getJobIdsForGroup(group) for s in tracker.getJobInfo(j).stageIds]
+        return result, sum(tracker.getStageInfo(s).numFailedTasks for s in stages if tracker.getStageInfo(s))
     finally:
         spark.conf.unset(FAULT_CONF)
         sc.setLocalProperty("spark.jobGroup.id", None)
+
+
+def test_a_failed_first_attempt_is_retried_to_the_same_output(spark: Any, binary: str, corpus: List[str],
+                                                              expected: Any, tmp_path: Path) -> None:
+    def run() -> Any:
+        result = map_files(spark, corpus, str(TWEETS_SPEC), binary=binary, split_bytes=SPLIT_BYTES,
+                           rejects_record_bytes=REJECTS_RECORD_BYTES)
+        result.write_ndjson(str(tmp_path / "out"))
+        return result
+    result, failed = failed_tasks_with_a_fault(spark, 2, "fault", run)
+    assert failed == 1  # the fault did happen, once, and Spark retried the task
     assert b"".join(p.read_bytes() for p in sorted((tmp_path / "out").glob("part-*"))) == expected[0]
     assert spark_rejects(result) == expected[1]
     assert result.counts.total.records_in == expected[2]["recordsIn"]

@@ -1,7 +1,7 @@
-"""The streammap binary that ``pip install streammap`` put beside this package.
+"""The streammap binary that the wheel (``pip install streammap_spark-….whl``) put beside this package.
 
-The ``streammap`` wheel (``scripts/build-wheel.py``) carries the portable binary as a script of the distribution
-(``streammap-VERSION.data/scripts/streammap``): pip installs it into the environment's scripts folder (``bin/``),
+The ``streammap-spark`` wheel (``scripts/build-wheel.py``) carries the portable binary as a script of the
+distribution (``streammap_spark-VERSION.data/scripts/streammap``): pip installs it into the environment's scripts folder (``bin/``),
 the user scheme's with ``pip install --user``, or ``TARGET/bin`` with ``pip install --target TARGET``. This is
 where ``packaged_binary`` looks, in that order, the way Ruff's ``find_ruff_bin`` does; ``resolve_binary`` asks it
 after ``binary=`` and ``$STREAMMAP_BINARY``, before ``streammap`` on ``PATH``.
@@ -44,7 +44,7 @@ def _scripts_folders() -> List[str]:
 
 
 def packaged_binary() -> Optional[str]:
-    """The ``streammap`` executable the ``streammap`` wheel installed for this Python environment: in its scripts
+    """The ``streammap`` executable the ``streammap-spark`` wheel installed for this Python environment: in its scripts
     folder (``sysconfig.get_path("scripts")``: ``bin/`` of a virtual environment), else the user scheme's
     (``pip install --user``), else ``bin/`` beside the package (``pip install --target``); ``None`` when none of
     them holds one (a source checkout, or the package installed without the wheel)."""
