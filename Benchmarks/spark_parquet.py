@@ -7,7 +7,7 @@ interleaved (the Parquet side of ``Benchmarks/spark_stage.py``, which times NDJS
   (b) ``spark.read.json(path, schema=…)`` + ``select`` doing the same mapping, typed + ``write.parquet``;
   (c) the text stage (``map_files`` without ``columns``) + ``from_json(value, schema)`` + ``write.parquet``.
 
-    .build/spark-venv/bin/python Benchmarks/spark_parquet.py [--size-mb 100] [--rounds 3] [--warmup 2]
+    .build/spark-venv/bin/python Benchmarks/spark_parquet.py [--size-mb 400] [--rounds 3] [--warmup 2]
         [--streammap .build/portable/release/streammap] [--out Benchmarks/results/spark-parquet.json]
 
 Default splits for everyone (Spark's rule: ``maxPartitionBytes``, the input spread over the cores — the stage
@@ -111,7 +111,7 @@ def compare(rows: Dict[str, List[Dict[str, Any]]]) -> Dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--size-mb", type=float, default=100)
+    ap.add_argument("--size-mb", type=float, default=400)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--streammap", default=str(REPO / ".build" / "portable" / "release" / "streammap"))

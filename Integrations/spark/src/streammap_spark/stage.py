@@ -287,28 +287,29 @@ def _parse_reports(lines: Sequence[str]) -> Dict[int, ChunkReport]:
     return reports
 
 
-def _transform(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Split]]) -> DataFrame:
-    """The script transformation over ``splits`` (``(chunk id, split)``): one partition and one task each, in the
-    order given (``range(0, n, 1, n)`` puts id i alone in partition i; its descriptor is element i of a literal
-    array). The output's field delimiter is one that no line holds (\x02: raw in no JSON text), so that every
-    line is one value, whole (the default, a tab, would cut the tagged lines)."""
+def _descriptors(splits: Sequence[Tuple[int, Split]]) -> str:
+    """A query of one row per split (``(chunk id, split)``), its descriptor in column ``split``, each alone in a
+    partition of its own, in the order given (``range(0, n, 1, n)`` puts id i alone in partition i; its descriptor
+    is element i of a literal array)."""
     n = len(splits)
     descriptors = ", ".join(_sql_value(descriptor(i, s.start, s.end, s.file.path)) for i, s in splits)
+    return (f"SELECT element_at(array({descriptors}), CAST(id AS INT) + 1) AS split "
+            f"FROM range(0, {n}, 1, {n})")
+
+
+def _transform(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Split]]) -> DataFrame:
+    """The script transformation over ``splits`` (``(chunk id, split)``): one partition and one task each, in the
+    order given (``_descriptors``). The output's field delimiter is one that no line holds (\x02: raw in no JSON
+    text), so that every line is one value, whole (the default, a tab, would cut the tagged lines)."""
     return spark.sql(f"SELECT TRANSFORM(split) USING {_sql_string(task_script(job))} AS (value STRING) "
-                     f"ROW FORMAT DELIMITED FIELDS TERMINATED BY '\\u0002' "
-                     f"FROM (SELECT element_at(array({descriptors}), CAST(id AS INT) + 1) AS split "
-                     f"FROM range(0, {n}, 1, {n}))")
+                     f"ROW FORMAT DELIMITED FIELDS TERMINATED BY '\\u0002' FROM ({_descriptors(splits)})")
 
 
 def _typed(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Split]], schema: StructType) -> DataFrame:
     """The typed stage over ``splits``: the same one-partition-per-split descriptors as ``_transform``, each
     mapped by ``columns.map_splits`` in a Python worker (``mapInArrow``: streammap's Arrow batches go to the JVM as
     they are), with the counts rows in ``REPORT_COLUMN``."""
-    n = len(splits)
-    descriptors = ", ".join(_sql_value(descriptor(i, s.start, s.end, s.file.path)) for i, s in splits)
-    source = spark.sql(f"SELECT element_at(array({descriptors}), CAST(id AS INT) + 1) AS split "
-                       f"FROM range(0, {n}, 1, {n})")
-    return source.mapInArrow(functools.partial(map_splits, job), with_report(schema))
+    return spark.sql(_descriptors(splits)).mapInArrow(functools.partial(map_splits, job), with_report(schema))
 
 
 def _run(action: Callable[[], T]) -> T:
