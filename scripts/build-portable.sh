@@ -2,7 +2,8 @@
 # Builds the portable streammap: the release build with the Swift runtime, yajl, zlib, zstd, xz and bzip2 linked in
 # (ISA-L's inflate is loaded at run time where the machine has it, zlib's used elsewhere), so that
 # the binary runs on a machine with nothing installed — `ldd` lists only libc, libm, libstdc++ and libgcc_s (and the
-# loader). It is the binary the Spark integration ships to executors (Integrations/spark), and the one to copy to
+# loader), with glibc 2.34 or newer (the build refuses a binary that needs a newer symbol version). It is the binary
+# the Spark integration ships to executors (Integrations/spark) and the pip wheel carries, and the one to copy to
 # other machines.
 #
 #   scripts/build-portable.sh            # → .build/portable/release/streammap (prints its path last)
@@ -51,12 +52,24 @@ for dir in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib /usr/lo
 done
 [ -f "$LIBDIR/libbz2.a" ] || { echo "build-portable: the static library of bzip2 (libbz2.a) is missing (scripts/bootstrap.sh installs it)" >&2; exit 2; }
 
-PKG_CONFIG_PATH="$LIBDIR" swift build -c release --static-swift-stdlib --product streammap --scratch-path "$SCRATCH" >&2
+# glibc 2.34 is enough: the one symbol that needed 2.35 (hypotf, called by the static Swift runtime) is the binary's
+# own (scripts/portable/glibc-compat.c), an object file on the link line.
+COMPAT="$PWD/$SCRATCH/glibc-compat.o"
+CC="${CC:-$(command -v cc || command -v clang)}"   # (the Swift toolchain brings clang)
+"$CC" -O2 -fPIC -fno-math-errno -c scripts/portable/glibc-compat.c -o "$COMPAT"
+
+PKG_CONFIG_PATH="$LIBDIR" swift build -c release --static-swift-stdlib --product streammap --scratch-path "$SCRATCH" \
+    -Xlinker "$COMPAT" >&2
 BIN="$PWD/$SCRATCH/release/streammap"
 
 # The point of the exercise: refuse a binary that still needs yajl, zlib, zstd or a Swift library.
 if ldd "$BIN" | grep -E 'libyajl|libz\.|libzstd|liblzma|libbz2|libisal|libswift|libFoundation|libdispatch|libBlocksRuntime' >&2; then
     echo "build-portable: $BIN still links the libraries above dynamically" >&2
+    exit 1
+fi
+# ...or a glibc newer than 2.34 (the wheel's manylinux tag is read off these versions: scripts/build-wheel.py).
+if objdump -T "$BIN" | grep -E 'GLIBC_2\.(3[5-9]|[4-9][0-9])' >&2; then
+    echo "build-portable: $BIN needs the glibc symbol versions above (newer than 2.34)" >&2
     exit 1
 fi
 echo "$BIN"
