@@ -20,7 +20,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from .runner import COUNTS_TAG, STDERR_QUOTE_BYTES, MapJob, StreamMapError, describe_status
 
@@ -32,20 +32,14 @@ if TYPE_CHECKING:  # pragma: no cover
 REPORT_COLUMN = "_streammap_report"
 
 
-def arrow_schema(binary: str, spec: Optional[str], args: Sequence[str]) -> "pa.Schema":
-    """The Arrow schema streammap writes for ``spec`` and ``args``: the map command on empty input with ``--to
-    arrow-stream`` writes it with no batch. Raises ``StreamMapError`` with streammap's message when it fails (a
-    column with no type: exit status 64, naming every such field)."""
+def arrow_schema(stream: bytes) -> "pa.Schema":
+    """The Arrow schema streammap writes for a spec and flags, from what the map command writes on empty input
+    with ``--to arrow-stream`` (the schema with no batch: ``runner.check_spec(..., to="arrow-stream")``, which
+    raises ``StreamMapError`` with streammap's message when a column has no type — exit status 64, naming every
+    such field)."""
     import pyarrow as pa
 
-    cmd = ([binary, "map", "--quiet", "--no-progress", "--to", "arrow-stream"]
-           + ([f"--spec={spec}"] if spec is not None else []) + list(args) + ["-"])
-    done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True)
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", errors="replace").strip()
-        raise StreamMapError(f"streammap cannot type the columns ({describe_status(done.returncode)}):\n{message}",
-                             done.returncode, message)
-    schema = pa.ipc.open_stream(done.stdout).schema
+    schema = pa.ipc.open_stream(stream).schema
     if REPORT_COLUMN in schema.names:
         raise StreamMapError(f"{REPORT_COLUMN}: a column name the typed stage keeps for its own counts", 64, "")
     return schema

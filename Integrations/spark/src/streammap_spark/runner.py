@@ -192,12 +192,16 @@ def mapping_flags(args: Sequence[str]) -> List[str]:
     return out
 
 
-def check_spec(binary: str, spec_path: Optional[str], args: Sequence[str]) -> None:
+def check_spec(binary: str, spec_path: Optional[str], args: Sequence[str], to: Optional[str] = None) -> bytes:
     """Checks the spec and flags on the driver, before any task runs: ``streammap check`` with the mapping flags
     (every problem of the spec, each with its JSON Pointer), then the map command itself on empty input for the
-    run flags (``--engine``, ``--on-error``…). Raises ``StreamMapError`` with streammap's message."""
+    run flags (``--engine``, ``--on-error``…), with ``--to TO`` when given. Returns that command's standard output
+    (for ``arrow-stream``, the schema alone: ``columns.arrow_schema``). Raises ``StreamMapError`` with streammap's
+    message."""
     spec = [spec_path] if spec_path is not None else []
-    checks = [[binary, "map", "--quiet", "--no-progress"] + [f"--spec={p}" for p in spec] + list(args) + ["-"]]
+    output = ["--to", to] if to is not None else []
+    checks = [[binary, "map", "--quiet", "--no-progress"] + output + [f"--spec={p}" for p in spec] + list(args)
+              + ["-"]]
     if spec or mapping_flags(args):  # else nothing to check: records are copied
         checks.insert(0, [binary, "check"] + spec + mapping_flags(args))
     for cmd in checks:
@@ -206,3 +210,4 @@ def check_spec(binary: str, spec_path: Optional[str], args: Sequence[str]) -> No
             message = (done.stderr + done.stdout).decode("utf-8", errors="replace").strip()
             raise StreamMapError(f"streammap {cmd[1]} failed ({describe_status(done.returncode)}):\n{message}",
                                  done.returncode, message)
+    return done.stdout

@@ -361,8 +361,8 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
         if a.split("=", 1)[0] in RESERVED_FLAGS:
             raise ValueError(f"{a}: the Spark stage sets this itself (see map_files' parameters)")
     binary = resolve_binary(binary)
-    _check_once(binary, spec, tuple(args))
-    schema = spark_schema(arrow_schema(binary, spec, args)) if columns else None
+    checked = _check_once(binary, spec, tuple(args), "arrow-stream" if columns else None)
+    schema = spark_schema(arrow_schema(checked)) if columns else None
 
     sc = spark.sparkContext
     files = [InputFile(i, name, _task_path(name), _size(name)) for i, name in enumerate(names)]
@@ -394,21 +394,23 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
     return StreamMapResult(spark, files, splits, job, _transform(spark, job, numbered))
 
 
-#: Specs and flags ``streammap check`` accepted, by binary (path, size, mtime), spec text and flags.
-_CHECKED: Set[Tuple[Any, ...]] = set()
+#: What ``check_spec`` returned for the specs and flags it accepted, by binary (path, size, mtime), spec text, flags
+#: and output format.
+_CHECKED: Dict[Tuple[Any, ...], bytes] = {}
 
 
-def _check_once(binary: str, spec: Optional[str], args: Tuple[str, ...]) -> None:
-    """``check_spec``, skipped when the same binary already accepted the same spec text and flags."""
+def _check_once(binary: str, spec: Optional[str], args: Tuple[str, ...], to: Optional[str] = None) -> bytes:
+    """``check_spec``, skipped when the same binary already accepted the same spec text and flags (its output
+    kept: the Arrow schema for ``to="arrow-stream"``)."""
     st = os.stat(binary)
     text = None
     if spec is not None:
         with open(spec, "rb") as f:
             text = f.read()
-    key = (binary, st.st_size, st.st_mtime_ns, text, args)
+    key = (binary, st.st_size, st.st_mtime_ns, text, args, to)
     if key not in _CHECKED:
-        check_spec(binary, spec, args)
-        _CHECKED.add(key)
+        _CHECKED[key] = check_spec(binary, spec, args, to)
+    return _CHECKED[key]
 
 
 def resolve_binary(binary: Optional[str]) -> str:
