@@ -96,6 +96,15 @@ public enum ArrowReading {
                 return ArrowField(name, .float64)
             case 5: return ArrowField(name, .utf8)
             case 6: return ArrowField(name, .bool)
+            case 7:
+                guard try type.scalar(2, Int32.self) == 128 else { throw ArrowReadError("not decimal128") }
+                return ArrowField(name, .decimal128(precision: Int(try type.scalar(0, Int32.self)), scale: Int(try type.scalar(1, Int32.self))))
+            case 10:
+                guard try type.string(1) == "UTC" else { throw ArrowReadError("a timestamp not in UTC") }
+                let units: [ColumnType.TimeUnit] = [.seconds, .milliseconds, .microseconds, .nanoseconds]
+                let code = Int(try type.scalar(0, Int16.self))
+                guard units.indices.contains(code) else { throw ArrowReadError("unknown time unit \(code)") }
+                return ArrowField(name, .timestamp(units[code]))
             case 12:
                 guard children.count == 1 else { throw ArrowReadError("list without one child") }
                 return ArrowField(name, .list(children[0].type))
@@ -162,6 +171,27 @@ public enum ArrowReading {
                 guard isValid(i) else { out.append(nil); continue }
                 let raw = try i64(bytes, values.start + 8 * i)
                 out.append(.number(JSONNumber(unchecked: type == .int64 ? String(raw) : "\(Double(bitPattern: UInt64(bitPattern: raw)))")))
+            }
+        case .timestamp(let unit):
+            let values = try nextBuffer()
+            guard values.length >= 8 * node.length else { throw ArrowReadError("short values") }
+            for i in 0..<node.length {
+                guard isValid(i) else { out.append(nil); continue }
+                let raw = try i64(bytes, values.start + 8 * i)
+                var seconds = raw / unit.perSecond, rest = raw % unit.perSecond
+                if rest < 0 { seconds -= 1; rest += unit.perSecond }
+                let t = Timestamp(seconds: seconds, nanoseconds: Int32(rest * (1_000_000_000 / unit.perSecond)))
+                out.append(.string(t.rfc3339 ?? "\(t)"))
+            }
+        case .decimal128(_, let scale):
+            let values = try nextBuffer()
+            guard values.length >= 16 * node.length else { throw ArrowReadError("short values") }
+            for i in 0..<node.length {
+                guard isValid(i) else { out.append(nil); continue }
+                let low = UInt64(bitPattern: try i64(bytes, values.start + 16 * i))
+                let high = try i64(bytes, values.start + 16 * i + 8)
+                let v = Int128(high) << 64 | Int128(low)
+                out.append(.number(JSONNumber(unchecked: NumberText.canonicalKey(String(v) + (scale == 0 ? "" : "e-\(scale)")))))
             }
         case .bool:
             let values = try nextBuffer()
@@ -233,6 +263,8 @@ public enum ArrowReading {
         switch (type, v) {
         case (.jsonText, _): return .string(JSONWriter.string(v))
         case (.float64, .number(let n)): return .number(JSONNumber(unchecked: "\(Double(n.text)!)"))
+        case (.decimal128, .number(let n)): return .number(JSONNumber(unchecked: NumberText.canonicalKey(n.text)))
+        case (.timestamp, .string(let s)): return .string(NamedDateFormat.iso8601.parse(s)?.rfc3339 ?? s)
         case (.list(let item), .array(let a)): return .array(a.map { normalized($0, item) ?? .null })
         case (.structure(let fields), .object(let o)):
             var out = JSONObject()

@@ -11,6 +11,9 @@ public enum SpecSchemaCases {
         #"{"fields":{"k":{"to":"k","via":{"keys":"kebab"}}}}"#,
         #"{"fields":{"d":{"to":"d","via":{"stringToDate":"iso"}}}}"#,
         #"{"fields":{"d":{"to":"d","via":{"dateToNumber":"days"}}}}"#,
+        #"{"fields":{"d":{"to":"d","column":"timestmp"}}}"#,
+        #"{"fields":{"d":{"to":"d","column":"decimal(5)"}}}"#,
+        #"{"fields":{"d":{"to":"d","column":"timestamp(m)"}}}"#,
         #"{"fields":{"b":{"to":"b","via":{"base64":true,"from":"hex"}}}}"#,
         // Unknown keys.
         #"{"feilds":{"a":"b"}}"#,
@@ -73,6 +76,7 @@ public enum SpecSchemaCases {
         #"{"mapper":{"forward":"data.items","via":{"arrayOf":{"first":["integer",{"nonFatal":true,"default":0}]}}}}"#,
         #"{"mapper":{"split":{"keys":"snake","deep":true},"reverse":{"keys":"camel"}},"description":["any","value"]}"#,
         #"{"mapper":{"enum":[[1,"one"],[null,"none"],[true,"yes"]]}}"#,
+        #"{"fields":{"t":{"via":{"stringToDate":"iso8601"},"column":"timestamp(ms)"},"p":{"type":"number","column":"decimal(18, 2)"},"u":{"column":" timestamp "}}}"#,
         #"{"mapper":[{"type":["string","null"]},{"policy":"string","missing":"omit","null":"null","invalid":{"default":""}}]}"#,
         #"{"mapper":{"thread":[{"numberToDate":"ms"},{"dateToString":"twitter","timeZone":"Z"},{"base64":true,"from":"url","to":"standard"}]}}"#,
         #"{"mapper":{"backward":"a.b","via":{"add":-273.15}}}"#

@@ -30,6 +30,11 @@ struct SpecOptions: ParsableArguments {
                                valueName: "path=type"))
     var types: [String] = []
 
+    @Option(name: .customLong("column"),
+            help: ArgumentHelp("Give the field reading PATH this column type in Arrow output: timestamp (µs; also timestamp(s|ms|us|ns)) for date strings, decimal(P,S) for exact numbers. Repeatable.",
+                               valueName: "path=column"))
+    var columns: [String] = []
+
     @Option(name: .customLong("default"),
             help: ArgumentHelp("Write VALUE (JSON: 0, true, '\"text\"', …) when PATH is absent or null. Repeatable.", valueName: "path=value"))
     var defaults: [String] = []
@@ -60,6 +65,7 @@ struct SpecOptions: ParsableArguments {
         a.keyCollisions = keyCollisions
         a.required = required
         a.types = types
+        a.columns = columns
         a.defaults = defaults
         a.filter = filter
         switch unmappedChoice {
@@ -87,6 +93,12 @@ struct SpecOptions: ParsableArguments {
             guard case (let path, let type?) = SpecAmendment.split(t), !path.isEmpty, !type.isEmpty else {
                 throw ValidationError("--type \(t): expected PATH=TYPE")
             }
+        }
+        for c in columns {
+            guard case (let path, let column?) = SpecAmendment.split(c), !path.isEmpty else {
+                throw ValidationError("--column \(c): expected PATH=COLUMN")
+            }
+            if case .failure(let e) = ColumnType.parse(column) { throw ValidationError("--column \(c): \(e.message)") }
         }
         for d in defaults {
             guard case (let path, let value?) = SpecAmendment.split(d), !path.isEmpty else {

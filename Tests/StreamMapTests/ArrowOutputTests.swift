@@ -150,6 +150,118 @@ struct ArrowOutputTests {
         ])
     }
 
+    /// `"column"` gives a field a timestamp or decimal128 column, in lists too, with `--column` its flag; a
+    /// column that does not match what the field's values are, a default that does not fit it, or a spelling that
+    /// is not one, is an error before any record is read.
+    @Test func columnTypesFromTheSpec() throws {
+        let s = try Self.schema("""
+            {"fields": {
+              "at": {"via": {"stringToDate": "twitter"}, "column": "timestamp"},
+              "ms": {"via": {"numberToDate": "ms"}, "column": "timestamp(ms)", "to": "t.ms"},
+              "iso": {"type": "string", "column": "timestamp(ns)", "optional": true, "default": "2014-08-31T00:00:00.000000001Z"},
+              "open": {"column": "timestamp(s)"},
+              "dates": {"via": {"arrayOf": {"stringToDate": "iso8601"}}, "column": "timestamp"},
+              "price": {"via": "stringToNumber", "column": "decimal(18, 2)", "default": 0},
+              "big": {"type": "integer", "column": "decimal(38,0)"},
+              "amounts": {"via": {"arrayOf": "number"}, "column": "decimal(5,5)"}
+            }}
+            """)
+        #expect(s.fields == [
+            ArrowField("at", .timestamp(.microseconds)), ArrowField("t", .structure([ArrowField("ms", .timestamp(.milliseconds))])),
+            ArrowField("iso", .timestamp(.nanoseconds)), ArrowField("open", .timestamp(.seconds)),
+            ArrowField("dates", .list(.timestamp(.microseconds))), ArrowField("price", .decimal128(precision: 18, scale: 2)),
+            ArrowField("big", .decimal128(precision: 38, scale: 0)), ArrowField("amounts", .list(.decimal128(precision: 5, scale: 5))),
+        ])
+        #expect(s.fields.map(\.type.description) == [
+            "timestamp[us, UTC]", "struct<ms: timestamp[ms, UTC]>", "timestamp[ns, UTC]", "timestamp[s, UTC]", "list<timestamp[us, UTC]>",
+            "decimal128(18, 2)", "decimal128(38, 0)", "list<decimal128(5, 5)>",
+        ])
+        for (spec, message) in [
+            (#"{"fields": {"b": {"type": "boolean", "column": "timestamp"}}}"#, #"b: "column": "timestamp(us)" holds date strings, and its values are bool"#),
+            (#"{"fields": {"n": {"type": "string", "column": "decimal(3,1)"}}}"#, #"n: "column": "decimal(3,1)" holds numbers, and its values are utf8"#),
+            (#"{"fields": {"d": {"via": {"stringToDate": "iso8601"}, "column": "timestamp(s)", "default": "2014-08-31T00:00:00.5Z"}}}"#,
+             #"d: its default "2014-08-31T00:00:00.5Z" does not fit its column: "2014-08-31T00:00:00.5Z" is finer than the timestamp[s, UTC] column's unit; declare "column": "timestamp(ms)" to keep it (it is never truncated)"#),
+            (#"{"fields": {"p": {"type": "number", "column": "decimal(4,2)", "default": 123}}}"#,
+             "p: its default 123 does not fit its column: 123 has more than 2 digits before the point, and the column is decimal128(4, 2)"),
+        ] {
+            #expect(try Self.schemaError(spec)?.description == message, "\(spec)")
+        }
+        for (column, message) in [
+            ("\"timestmp\"", #"unknown column type "timestmp" (one of timestamp, timestamp(s), timestamp(ms), timestamp(us), timestamp(ns), decimal(P,S))"#),
+            ("\"timestamp(m)\"", #"unknown timestamp unit "m" (one of s, ms, us, ns)"#),
+            ("\"decimal(39,2)\"", "a decimal's precision is 1 to 38 digits (decimal128), not 39"),
+            ("\"decimal(5,6)\"", "a decimal's scale is 0 to its precision (5), not 6"),
+            ("\"decimal(5)\"", "expected decimal(PRECISION,SCALE), e.g. decimal(18,2)"),
+            ("true", "expected a column type (timestamp, timestamp(s), timestamp(ms), timestamp(us), timestamp(ns), decimal(P,S)), found boolean true"),
+        ] {
+            #expect(throws: (any Error).self) { try Spec(json: #"{"fields": {"a": {"type": "number", "column": \#(column)}}}"#) }
+            do {
+                _ = try Spec(json: #"{"fields": {"a": {"type": "number", "column": \#(column)}}}"#)
+            } catch {
+                #expect("\(error)".contains("/fields/a/column: " + message), "\(error)")
+            }
+        }
+        // The flag sets the field's "column" (and adds the field when the spec has none).
+        var amendment = SpecAmendment()
+        amendment.fields = ["at"]
+        amendment.columns = ["at=timestamp(ms)"]
+        let amended = try amendment.apply(to: nil)
+        #expect(JSONWriter.string(amended) == #"{"fields":{"at":{"to":"at","missing":"omit","null":"null","column":"timestamp(ms)"}}}"#)
+        #expect(try ArrowSchema(mapper: Spec(document: amended).mapper).fields == [ArrowField("at", .timestamp(.milliseconds))])
+        amendment.columns = ["at=decimal(1,2)"]
+        #expect(throws: SpecAmendment.Refusal.self) { try amendment.apply(to: nil) }
+    }
+
+    /// Timestamps and decimals are exact or the record is rejected with its path — never truncated, rounded or
+    /// nulled — alike in both engines; what is written reads back as the same instants and numbers.
+    @Test func timestampsAndDecimalsAreExactOrRejected() throws {
+        let spec = try Spec(json: #"{"fields": {"t": {"type": "string", "column": "timestamp", "required": false}, "n": {"type": "string", "column": "timestamp(ns)", "required": false}, "d": {"type": "number", "column": "decimal(6,2)", "required": false}, "b": {"type": "number", "column": "decimal(38,0)", "required": false}}}"#)
+        let schema = try ArrowSchema(mapper: spec.mapper)
+        let checked = schema.checking(spec.mapper)
+        let input = #"""
+            {"t": "2014-08-31T00:29:15.123456Z", "n": "2014-08-31T02:29:15.123456789+02:00", "d": 1234.5, "b": 99999999999999999999999999999999999999}
+            {"t": "2014-08-31T00:29:15.1234567Z"}
+            {"n": "2262-04-12T00:00:00Z"}
+            {"n": "1677-09-21T00:12:43.145224192Z", "t": "0001-01-01", "d": -0.01, "b": -99999999999999999999999999999999999999}
+            {"d": 12345.6}
+            {"d": 0.001}
+            {"d": 1e-400}
+            {"b": 1e38}
+            {"t": "Sun Aug 31 00:29:15 +0000 2014"}
+            {"t": 5}
+            {"t": "2014-08-31T00:29:15Z", "d": 12.50e1, "b": 0}
+
+            """#
+        let stream = MappingFeed(engine: StreamEngine(mapper: checked)), tree = MappingFeed(engine: TreeEngine(mapper: checked))
+        let results = stream.feed(input) + stream.finish()
+        #expect(results == tree.feed(input) + tree.finish())
+        let rejected = results.compactMap { r -> String? in
+            guard case .rejected(let x) = r else { return nil }
+            return "\(x.location.line): " + x.failure.fatalErrors.map(\.description).joined(separator: "; ")
+        }
+        #expect(rejected == [
+            #"2: /t: "2014-08-31T00:29:15.1234567Z" is finer than the timestamp[us, UTC] column's unit; declare "column": "timestamp(ns)" to keep it (it is never truncated)"#,
+            #"3: /n: "2262-04-12T00:00:00Z" is beyond the range of the timestamp[ns, UTC] column (int64 nanoseconds since 1970)"#,
+            "5: /d: 12345.6 has more than 4 digits before the point, and the column is decimal128(6, 2)",
+            "6: /d: 0.001 has more than 2 digits after the point, and the column is decimal128(6, 2); a larger scale keeps them (it is never rounded)",
+            "7: /d: 1e-400 has more than 2 digits after the point, and the column is decimal128(6, 2); a larger scale keeps them (it is never rounded)",
+            "8: /b: 1e38 has more than 38 digits before the point, and the column is decimal128(38, 0)",
+            #"9: /t: "Sun Aug 31 00:29:15 +0000 2014" is not a date with a zone (ISO 8601, as stringToDate writes it: 2014-08-31T00:29:15Z), and the column is timestamp[us, UTC]; map it with stringToDate"#,
+            "10: /t: expected string, found integer 5",
+        ])
+        var writer = ArrowRecordWriter(schema: schema, format: .file)
+        var out: [UInt8] = []
+        for case .mapped(let m) in results { try m.bytes.withUnsafeBytes { try writer.append($0) } }
+        writer.finish(into: &out)
+        let table = try ArrowReading.read(out)
+        #expect(table.schema == schema)
+        #expect(table.rows.map(JSONWriter.string) == [
+            #"{"t":"2014-08-31T00:29:15.123456Z","n":"2014-08-31T00:29:15.123456789Z","d":1.2345e3,"b":9.9999999999999999999999999999999999999e37}"#,
+            #"{"t":"0001-01-01T00:00:00Z","n":"1677-09-21T00:12:43.145224192Z","d":-1e-2,"b":-9.9999999999999999999999999999999999999e37}"#,
+            #"{"t":"2014-08-31T00:29:15Z","d":1.25e2,"b":0}"#,
+        ])
+    }
+
     /// Generated typed specs and records: both engines' records, written as Arrow stream and file with small
     /// batches, read back as the NDJSON output's values.
     @Test(arguments: 0..<24) func arrowHoldsTheNDJSONOutput(seed: Int) throws {
@@ -209,7 +321,7 @@ struct ArrowOutputTests {
 /// wrong types, integers beyond int64, numbers beyond a double, escapes and non-ASCII text.
 enum TypedCase {
     static func generate(_ rng: inout SplitMix64) -> (spec: String, records: [String]) {
-        let kinds = ["integer", "number", "string", "boolean", "ints", "strings", "object", "date"]
+        let kinds = ["integer", "number", "string", "boolean", "ints", "strings", "object", "date", "timestamp", "decimal", "bigint"]
         var fields: [String] = []
         var makers: [(String, (inout SplitMix64) -> String?)] = []
         let count = Int(rng.next() % 6) + 2
@@ -222,6 +334,11 @@ enum TypedCase {
             case "ints": entry = #""via": {"arrayOf": "integer"}"#
             case "strings": entry = #""via": {"arrayOf": "string"}"#
             case "date": entry = #""via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]"#
+            case "timestamp":
+                let unit = ["timestamp", "timestamp(s)", "timestamp(ms)", "timestamp(ns)"][Int(rng.next() % 4)]
+                entry = rng.next() % 2 == 0 ? #""via": {"stringToDate": "iso8601"}, "column": "\#(unit)""# : #""type": "string", "column": "\#(unit)""#
+            case "decimal": entry = #""type": "number", "column": "decimal(\#(["9,3", "12,0", "38,10"][Int(rng.next() % 3)]))""#
+            case "bigint": entry = #""type": "integer", "column": "decimal(38,0)""#
             default: entry = #""type": "\#(kind)""#
             }
             switch rng.next() % 4 {
@@ -265,6 +382,9 @@ enum TypedCase {
         case "ints": return ["[]", "[1, 2, -3]", "[null, 5]", "[1.5]"][Int(rng.next() % 4)]
         case "strings": return ["[]", #"["a", "b"]"#, #"[null]"#, "[1]"][Int(rng.next() % 4)]
         case "object": return [#"{"k": [1, {"z": null}]}"#, "{}", #"{"a": "\u00e9"}"#][Int(rng.next() % 3)]
+        case "timestamp": return [#""2014-08-31T00:29:15Z""#, #""1969-12-31T23:59:59.999+00:30""#, #""2014-08-31T00:29:15.123456789Z""#, #""2300-01-01""#, #""2014-08-31T00:29:15.5Z""#][Int(rng.next() % 5)]
+        case "decimal": return ["0", "-1.5", "123456.789", "1e3", "0.0000000001", "12345678901234567890", "-0.000"][Int(rng.next() % 7)]
+        case "bigint": return ["0", "-170141183460469231731687303715884105727", "99999999999999999999999999999999999999", "100000000000000000000000000000000000000"][Int(rng.next() % 4)]
         default: return [#""2014-08-31T00:29:15Z""#, #""2014-08-31T00:29:15.25+02:00""#, #""not a date""#][Int(rng.next() % 3)]
         }
     }

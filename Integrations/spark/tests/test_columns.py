@@ -5,6 +5,7 @@ run's; a spec that cannot be typed failing on the driver; a task killed mid-spli
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import os
@@ -12,13 +13,14 @@ import random
 import subprocess
 import tempfile
 from pathlib import Path
+from decimal import Decimal
 from typing import Any, Dict, List, Tuple
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
-from pyspark.sql.types import ArrayType, DataType, DoubleType, StringType, StructType
+from pyspark.sql.types import ArrayType, DataType, DecimalType, DoubleType, StringType, StructType, TimestampType
 
 from conftest import TWEETS_SPEC
 from corpus import write_corpus
@@ -56,11 +58,28 @@ def spark_rows(df: Any) -> List[Dict[str, Any]]:
     return [row.asDict(recursive=True) for row in df.collect()]
 
 
+def instants(v: Any) -> Any:
+    """``v`` with every datetime as microseconds since the epoch: pyarrow gives UTC-aware ones, PySpark naive ones
+    in the Python process's zone (``timestamp()`` reads both right)."""
+    if isinstance(v, dt.datetime):
+        return round(v.timestamp() * 10 ** 6)
+    if isinstance(v, dict):
+        return {k: instants(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [instants(x) for x in v]
+    return v
+
+
 def same(actual: Any, expected: Any, t: DataType) -> bool:
-    """Whether a typed value holds an NDJSON record's value: absent or null is null, numbers in a double column
-    compare as the nearest double, and a string column holding an object or array holds its JSON text."""
+    """Whether a typed value holds an NDJSON record's value (parsed with exact decimals): absent or null is null,
+    numbers in a double column compare as the nearest double, in a decimal column exactly, a timestamp is the
+    instant of the date text, and a string column holding an object or array holds its JSON text."""
     if expected is None or actual is None:
         return expected is None and actual is None
+    if isinstance(t, TimestampType):
+        return instants(actual) == instants(dt.datetime.fromisoformat(expected.replace("Z", "+00:00")))
+    if isinstance(t, DecimalType):
+        return not isinstance(expected, bool) and isinstance(actual, Decimal) and Decimal(expected) == actual
     if isinstance(t, StructType):
         return isinstance(expected, dict) and set(expected) <= {f.name for f in t.fields} and all(
             same(actual[f.name], expected.get(f.name), f.dataType) for f in t.fields)
@@ -71,7 +90,7 @@ def same(actual: Any, expected: Any, t: DataType) -> bool:
         return not isinstance(expected, bool) and float(expected) == actual and \
             math.copysign(1, float(expected)) == math.copysign(1, actual)
     if isinstance(t, StringType) and not isinstance(expected, str):
-        return json.loads(actual) == expected
+        return json.loads(actual, parse_float=Decimal) == expected
     return type(actual) is type(expected) and actual == expected
 
 
@@ -145,6 +164,16 @@ KINDS: Dict[str, Tuple[Dict[str, Any], Any]] = {
     "sub": ({"via": {"object": {"fields": {"p": {"type": "integer"}, "q": {"type": "string", "optional": True}}}}},
             lambda r: '{"p": %d%s}' % (r.randrange(100), ', "q": "v"' if r.randrange(2) else "")),
     "object": ({"type": "object"}, lambda r: r.choice(['{}', '{"a": [1, {"b": null}]}', '{"k": "é"}'])),
+    "timestamp": ({"via": {"stringToDate": "iso8601"}, "column": "timestamp(ms)"},
+                  lambda r: '"%04d-%02d-%02dT%02d:%02d:%02d.%03d%s"' % (
+                      r.randrange(2, 9999), r.randrange(1, 13), r.randrange(1, 29), r.randrange(24), r.randrange(60),
+                      r.randrange(60), r.randrange(1000), r.choice(["Z", "+02:00", "-11:30"]))),
+    "timestamps": ({"via": {"arrayOf": {"stringToDate": "iso8601"}}, "column": "timestamp"},
+                   lambda r: "[" + ",".join('"2014-08-%02dT00:00:00.%06dZ"' % (r.randrange(1, 32), r.randrange(10 ** 6))
+                                            for _ in range(r.randrange(3))) + "]"),
+    "decimal": ({"type": "number", "column": "decimal(20,4)"},
+                lambda r: r.choice(["0", "-0.0001", "9999999999999999.9999", str(r.randrange(-10 ** 12, 10 ** 12)) + ".5",
+                                    "12e3", "-1.25E-2"])),
     "date": ({"via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]},
              lambda r: '"20%02d-0%d-1%dT0%d:30:00Z"' % (r.randrange(100), r.randrange(1, 10), r.randrange(10),
                                                          r.randrange(10))),
@@ -205,12 +234,12 @@ def test_generated_specs_typed_equal_serial_arrow_and_the_text_stage(spark: Any,
                       rejects_record_bytes=REJECTS_RECORD_BYTES)
     assert len(typed.splits) > 4
     rows = spark_rows(typed.records)
-    assert rows == table.to_pylist()
+    assert instants(rows) == instants(table.to_pylist())
     assert spark_rejects(typed) == rejects
     assert typed.counts.total.mapped == stats["recordsOut"] == len(rows)
     text = map_files(spark, files, spec_path, binary=binary, split_bytes=4096,
                      rejects_record_bytes=REJECTS_RECORD_BYTES)
-    expected = [json.loads(line) for line in text.record_lines.collect()]
+    expected = [json.loads(line, parse_float=Decimal) for line in text.record_lines.collect()]
     assert len(expected) == len(rows)
     for got, want in zip(rows, expected):
         assert same(got, want, typed.schema), (spec, got, want)
@@ -230,6 +259,65 @@ def test_a_number_its_column_cannot_hold_is_rejected_with_its_path(spark: Any, b
     text = map_files(spark, [str(data)], None, args=args, binary=binary)
     assert text.record_lines.collect() == ['{"id":1,"n":0.5}', '{"id":18446744073709551621,"n":1}',
                                            '{"id":3,"n":1e400}']
+
+
+def test_timestamps_and_decimals_are_sparks_own_types(spark: Any, binary: str, tmp_path: Path) -> None:
+    """``"column"``'s timestamps (every unit Spark holds: seconds and milliseconds are cast to its microseconds,
+    exactly) and decimals, in lists too, to Spark and on to Parquet; nanoseconds are refused on the driver."""
+    data = tmp_path / "in.ndjson"
+    data.write_text(
+        '{"at": "Sun Aug 31 00:29:15 +0000 2014", "price": "1,234.50", "big": 18446744073709551616, '
+        '"ts": ["2014-08-31T02:29:15.123+02:00"]}\n'
+        '{"at": "Mon Sep 01 12:00:00 +0200 2014", "price": "0.005", "big": 1, "ts": []}\n'
+        '{"at": "Mon Sep 01 12:00:00 +0200 2014", "price": "0.05", "big": -1, "ts": null}\n')
+    spec = tmp_path / "spec.json"
+    fields = {
+        "at": {"via": {"stringToDate": "twitter"}, "column": "timestamp"},
+        "at_s": {"from": "at", "to": "at_s", "via": {"stringToDate": "twitter"}, "column": "timestamp(s)"},
+        "price": {"via": "stringToNumber", "column": "decimal(12,2)"},
+        "big": {"type": "integer", "column": "decimal(38,0)"},
+        "ts": {"via": {"arrayOf": {"stringToDate": "iso8601"}}, "column": "timestamp(ms)", "null": "null"},
+    }
+    spec.write_text(json.dumps({"fields": fields}))
+    typed = map_files(spark, [str(data)], str(spec), binary=binary, columns=True)
+    assert typed.schema.simpleString() == \
+        "struct<at:timestamp,at_s:timestamp,price:decimal(12,2),big:decimal(38,0),ts:array<timestamp>>"
+    utc = dt.timezone.utc
+    first, second = dt.datetime(2014, 8, 31, 0, 29, 15, tzinfo=utc), dt.datetime(2014, 9, 1, 10, 0, tzinfo=utc)
+    assert instants(spark_rows(typed.records)) == instants([
+        {"at": first, "at_s": first, "price": Decimal("1234.50"), "big": Decimal(2 ** 64),
+         "ts": [dt.datetime(2014, 8, 31, 0, 29, 15, 123000, tzinfo=utc)]},
+        {"at": second, "at_s": second, "price": Decimal("0.05"), "big": Decimal(-1), "ts": None},
+    ])
+    assert [(r["line"], [e["source"] for e in r["errors"]]) for r in typed.rejects.collect()] == [(2, ["/price"])]
+    out = tmp_path / "parquet"
+    typed.write_parquet(str(out))
+    table = read_parts(out)
+    # (Spark writes timestamps as Parquet INT96 unless spark.sql.parquet.outputTimestampType says otherwise.)
+    assert [str(t) for t in table.schema.types][2:4] == ["decimal128(12, 2)", "decimal128(38, 0)"]
+    assert table.column("at").cast(pa.timestamp("us")).cast(pa.int64()).to_pylist() == [1409444955000000, 1409565600000000]
+    assert table.column("big").to_pylist() == [Decimal(2 ** 64), Decimal(-1)]
+    fields["at"]["column"] = "timestamp(ns)"
+    spec.write_text(json.dumps({"fields": fields}))
+    with pytest.raises(StreamMapError) as raised:
+        map_files(spark, [str(data)], str(spec), binary=binary, columns=True)
+    assert raised.value.status == 64 and "at: a timestamp(ns) column" in str(raised.value), str(raised.value)
+
+
+def test_the_docs_column_spec_maps(spark: Any, binary: str, tmp_path: Path) -> None:
+    """docs/spark.md's ``"column"`` example, as written."""
+    import re
+    from conftest import REPO
+    page = (REPO / "docs" / "spark.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"^```python\n(.*?)^```$", page, flags=re.M | re.S) if '"column"' in b)
+    names: Dict[str, Any] = {}
+    exec(block, names)  # noqa: S102 - the docs' own example
+    (tmp_path / "spec.json").write_text(json.dumps(names["spec"]))
+    (tmp_path / "in.ndjson").write_text('{"created_at": "Sun Aug 31 00:29:15 +0000 2014", "price": "1,234.5"}\n')
+    typed = map_files(spark, [str(tmp_path / "in.ndjson")], str(tmp_path / "spec.json"), binary=binary, columns=True)
+    assert typed.schema.simpleString() == "struct<createdAt:timestamp,price:decimal(18,2)>"
+    assert instants(spark_rows(typed.records)) == instants(
+        [{"createdAt": dt.datetime(2014, 8, 31, 0, 29, 15, tzinfo=dt.timezone.utc), "price": Decimal("1234.50")}])
 
 
 def test_a_column_that_cannot_be_typed_fails_on_the_driver(spark: Any, binary: str, tmp_path: Path) -> None:

@@ -9,13 +9,17 @@ public struct ObjectMapping: Sendable {
         public var destinations: [KeyPath]
         /// Maps the value read from the sources; its result (absent: the field is left out) goes to the destinations.
         public var mapper: Mapper
+        /// The column type typed outputs (Arrow) give the field's values, where the spec asks for one (`"column"`):
+        /// a timestamp for dates, an exact decimal for numbers. Nil: the type the mapper's values have.
+        public var column: ColumnType?
 
         /// A field with every part given; `sources` and `destinations` must not be empty (a precondition).
-        public init(sources: [KeyPath], destinations: [KeyPath], mapper: Mapper) {
+        public init(sources: [KeyPath], destinations: [KeyPath], mapper: Mapper, column: ColumnType? = nil) {
             precondition(!sources.isEmpty && !destinations.isEmpty, "a field needs a source and a destination")
             self.sources = sources
             self.destinations = destinations
             self.mapper = mapper
+            self.column = column
         }
 
         /// `"src": "dst"`: a required plain field (absent or null is fatal).

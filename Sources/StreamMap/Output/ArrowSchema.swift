@@ -11,6 +11,11 @@ public indirect enum ArrowType: Sendable, Hashable, CustomStringConvertible {
     case float64
     /// `utf8` (`string`): JSON strings' text.
     case utf8
+    /// `timestamp[unit, tz=UTC]`: instants (ISO 8601 date strings with a zone) as `unit`s since
+    /// 1970-01-01T00:00:00Z; a field's `"column": "timestamp(…)"` asks for it.
+    case timestamp(ColumnType.TimeUnit)
+    /// `decimal128(precision, scale)`: JSON numbers, exactly; a field's `"column": "decimal(P,S)"` asks for it.
+    case decimal128(precision: Int, scale: Int)
     /// `utf8` holding each value's compact JSON text: what a field declared `"object"` or `"array"` without its
     /// shape becomes (whatever the value is, its text is kept whole).
     case jsonText
@@ -27,19 +32,21 @@ public indirect enum ArrowType: Sendable, Hashable, CustomStringConvertible {
         case .float64: return "float64"
         case .utf8: return "utf8"
         case .jsonText: return "utf8 (JSON text)"
+        case .timestamp(let unit): return "timestamp[\(unit.rawValue), UTC]"
+        case .decimal128(let p, let s): return "decimal128(\(p), \(s))"
         case .list(let item): return "list<\(item)>"
         case .structure(let fields): return "struct<" + fields.map { "\($0.name): \($0.type)" }.joined(separator: ", ") + ">"
         }
     }
 
     /// Whether a value of this type must be checked as it is mapped: numbers (an integer beyond int64, a number
-    /// beyond a double's range), anywhere inside.
-    var holdsNumbers: Bool {
+    /// beyond a double's range or a decimal's digits), dates (a timestamp's unit and range), anywhere inside.
+    var needsCheck: Bool {
         switch self {
-        case .int64, .float64: return true
+        case .int64, .float64, .timestamp, .decimal128: return true
         case .bool, .utf8, .jsonText: return false
-        case .list(let item): return item.holdsNumbers
-        case .structure(let fields): return fields.contains { $0.type.holdsNumbers }
+        case .list(let item): return item.needsCheck
+        case .structure(let fields): return fields.contains { $0.type.needsCheck }
         }
     }
 }
@@ -142,9 +149,14 @@ public struct ArrowSchema: Sendable, Hashable {
         }
         var inference = TypeInference()
         for i in o.fields.indices {
-            guard let t = try? inference.typing(of: o.fields[i].mapper, input: .unknown) else { continue }
+            guard var t = try? inference.typing(of: o.fields[i].mapper, input: .unknown) else { continue }
             // (A one-to-many field's value is the array its destinations take their elements from.)
-            guard case .known(let type) = t, type.holdsNumbers, !Self.alwaysFits(o.fields[i].mapper) else { continue }
+            if let column = o.fields[i].column {
+                if o.fields[i].destinations.count > 1, t == .unknown { t = .known(.list(TypeInference.unknownMarker)) }
+                guard let typed = try? TypeInference.typing(t, column: column) else { continue }
+                t = typed
+            }
+            guard case .known(let type) = t, type.needsCheck, !(type == .int64 && Self.alwaysFits(o.fields[i].mapper)) else { continue }
             o.fields[i].mapper = Self.checked(o.fields[i].mapper, as: type)
         }
         return Mapper(.object(o))
@@ -218,6 +230,18 @@ enum ArrowValueCheck {
         case (.float64, .number(let n)):
             if let d = Double(n.text), d.isFinite { return nil }
             return Problem(path: path, message: "\(n.text) is beyond the range of the float64 column; map it with numberToString to keep its digits")
+        case (.timestamp(let unit), .string(let text)):
+            var text = text
+            return text.withUTF8 { bytes in
+                if case .failure(let e) = ArrowScalars.timestamp(bytes, unit) { return Problem(path: path, message: e.message) }
+                return nil
+            }
+        case (.decimal128(let p, let s), .number(let n)):
+            var text = n.text
+            return text.withUTF8 { bytes in
+                if case .failure(let e) = ArrowScalars.decimal(bytes, precision: p, scale: s) { return Problem(path: path, message: e.message) }
+                return nil
+            }
         case (.list(let item), .array(let elements)):
             for (i, e) in elements.enumerated() {
                 if let p = problem(e, item, at: JSONPath(path.components + [.index(i)])) { return p }
@@ -400,6 +424,45 @@ struct TypeInference {
         }
     }
 
+    /// `t` in the column a field's `"column"` asks for: a timestamp in place of strings, a decimal in place of
+    /// numbers (in lists too: each element); a type the spec leaves open takes the column's (the values are
+    /// checked as they are mapped).
+    static func typing(_ t: Typing, column: ColumnType) throws(TypeConflict) -> Typing {
+        let target = column.arrowType
+        func replaced(_ x: ArrowType) throws(TypeConflict) -> ArrowType {
+            switch (column, x) {
+            case (.timestamp, .utf8), (.decimal, .int64), (.decimal, .float64): return target
+            case (_, .list(let item)) where item != unknownMarker: return .list(try replaced(item))
+            case (_, .list): return .list(target)
+            default:
+                let needs = if case .timestamp = column { "date strings" } else { "numbers" }
+                throw TypeConflict(path: "", reason: "\"column\": \"\(column)\" holds \(needs), and its values are \(x)")
+            }
+        }
+        switch t {
+        case .known(let x) where x == unknownMarker: return .known(target)
+        case .known(let x): return .known(try replaced(x))
+        case .nothing, .unknown: return .known(target)
+        }
+    }
+
+    /// The literal values a field's mapper can give in place of the value (defaults, in the mapper's outer
+    /// layers): each must fit the field's column.
+    static func defaults(of m: Mapper) -> [JSONValue] {
+        switch m.kind {
+        case .notNull(let inner), .split(let inner, _): return defaults(of: inner)
+        case .policy(let inner, let p):
+            return defaults(of: inner) + [p.missing, p.null, p.invalid].compactMap { a in
+                if case .useDefault(let v) = a { return v } else { return nil }
+            }
+        case .nonFatal(let inner, let fallback, _):
+            if case .value(let v)? = fallback { return defaults(of: inner) + [v] }
+            return defaults(of: inner)
+        case .thread(let stages): return stages.last.map(defaults(of:)) ?? []
+        default: return []
+        }
+    }
+
     /// The struct of an object mapping's fields: destinations nest as their paths say.
     mutating func typing(of o: ObjectMapping) throws(TypeConflict) -> Typing {
         switch o.unmapped {
@@ -424,6 +487,17 @@ struct TypeInference {
             if field.destinations.count > 1 {
                 // One-to-many: each destination takes one element.
                 if case .known(.list(let item)) = t { t = .known(item) } else if case .known = t { t = .unknown }
+            }
+            if let column = field.column {
+                do throws(TypeConflict) {
+                    t = try Self.typing(t, column: column)
+                    for v in Self.defaults(of: field.mapper) {
+                        guard case .known(let type) = t, let problem = ArrowValueCheck.problem(v, type) else { continue }
+                        throw TypeConflict(path: "", reason: "its default \(JSONWriter.string(v)) does not fit its column: \(problem.message)")
+                    }
+                } catch {
+                    throw TypeConflict(path: name, reason: error.reason)
+                }
             }
             for d in field.destinations {
                 do {

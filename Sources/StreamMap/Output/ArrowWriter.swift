@@ -171,6 +171,17 @@ public struct ArrowRecordWriter: Sendable {
         case .float64: return (3, .table([.int16(2)]), [])
         case .utf8, .jsonText: return (5, .table([]), [])
         case .bool: return (6, .table([]), [])
+        // Decimal { precision: int; scale: int; bitWidth: int = 128 }.
+        case .decimal128(let p, let s): return (7, .table([.int32(Int32(p)), .int32(Int32(s)), .int32(128)]), [])
+        // Timestamp { unit: TimeUnit (SECOND, MILLISECOND, MICROSECOND, NANOSECOND); timezone: string }.
+        case .timestamp(let unit):
+            let code: Int16 = switch unit {
+            case .seconds: 0
+            case .milliseconds: 1
+            case .microseconds: 2
+            case .nanoseconds: 3
+            }
+            return (10, .table([.int16(code), .object(.string("UTC"))]), [])
         case .list(let item): return (12, .table([]), [ArrowField("item", item)])
         case .structure(let fields): return (13, .table([]), fields)
         }
@@ -207,7 +218,7 @@ struct ColumnBuilder: Sendable {
     private var validity: [UInt8] = []
     /// Bits (bool) or UTF-8 bytes (utf8).
     private var values: [UInt8] = []
-    /// int64 values, or float64 values' bit patterns.
+    /// int64 and timestamp values, float64 values' bit patterns, or decimal128 values (two words each, low first).
     private var words: [UInt64] = []
     /// utf8 and list: where each value starts, then where the last ends.
     private var offsets: [Int32] = [0]
@@ -248,7 +259,8 @@ struct ColumnBuilder: Sendable {
     mutating func appendNull() {
         markValid(false)
         switch type {
-        case .int64, .float64: words.append(0)
+        case .int64, .float64, .timestamp: words.append(0)
+        case .decimal128: words.append(contentsOf: [0, 0])
         case .bool: if (count - 1) % 8 == 0 { values.append(0) }
         case .utf8, .jsonText, .list: offsets.append(offsets[offsets.count - 1])
         case .structure: for i in children.indices { children[i].appendNull() }
@@ -297,6 +309,37 @@ struct ColumnBuilder: Sendable {
             guard let v = Self.double(UnsafeRawBufferPointer(rebasing: b[i..<end])) else { throw mismatch(s, i) }
             markValid(true)
             words.append(v.bitPattern)
+            return end
+        case .timestamp(let unit):
+            guard b[i] == UInt8(ascii: "\"") else { throw mismatch(s, i) }
+            let end = s.skipString(i)
+            let raw = UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(end - 1)])
+            let value: Result<Int64, ArrowScalarError>
+            if raw.count > 0, memchr(raw.baseAddress!, 0x5C, raw.count) != nil {
+                var text: [UInt8] = []
+                CompactJSONScanner.unescape(raw, appendingTo: &text)
+                value = text.withUnsafeBufferPointer { ArrowScalars.timestamp($0, unit) }
+            } else {
+                value = ArrowScalars.timestamp(raw.assumingMemoryBound(to: UInt8.self), unit)
+            }
+            switch value {
+            case .success(let v):
+                markValid(true)
+                words.append(UInt64(bitPattern: v))
+            case .failure(let e):
+                throw ArrowWriteError(message: e.message)
+            }
+            return end
+        case .decimal128(let p, let scale):
+            let end = s.skipValue(i)
+            switch ArrowScalars.decimal(UnsafeRawBufferPointer(rebasing: b[i..<end]).assumingMemoryBound(to: UInt8.self), precision: p, scale: scale) {
+            case .success(let v):
+                markValid(true)
+                words.append(UInt64(truncatingIfNeeded: v))
+                words.append(UInt64(truncatingIfNeeded: v >> 64))
+            case .failure(let e):
+                throw ArrowWriteError(message: e.message)
+            }
             return end
         case .list:
             guard b[i] == UInt8(ascii: "[") else { throw mismatch(s, i) }
@@ -441,7 +484,7 @@ struct ColumnBuilder: Sendable {
     private func forEachBuffer(_ body: (UnsafeRawBufferPointer) -> Void) {
         validity.withUnsafeBytes(body)
         switch type {
-        case .int64, .float64: words.withUnsafeBytes(body)
+        case .int64, .float64, .timestamp, .decimal128: words.withUnsafeBytes(body)
         case .bool: values.withUnsafeBytes(body)
         case .utf8, .jsonText:
             offsets.withUnsafeBytes(body)

@@ -38,6 +38,8 @@ public struct SpecAmendment: Sendable {
     public var required: [String] = []
     /// `PATH=TYPE` (`--type`).
     public var types: [String] = []
+    /// `PATH=COLUMN` (`--column`): the column type typed outputs give the field (`timestamp`, `decimal(18,2)`).
+    public var columns: [String] = []
     /// `PATH=JSON` (`--default`).
     public var defaults: [String] = []
     /// `--keep-unmapped` or `--drop-unmapped`; nil when neither is given.
@@ -53,8 +55,8 @@ public struct SpecAmendment: Sendable {
 
     /// Whether anything amends the mapping (all but `filter`).
     private var amendsMapping: Bool {
-        !fields.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !defaults.isEmpty
-            || unmapped != nil
+        !fields.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !columns.isEmpty
+            || !defaults.isEmpty || unmapped != nil
     }
 
     /// `a=b` → ("a", "b"); `a` → ("a", nil). Splits at the first `=`.
@@ -79,7 +81,7 @@ public struct SpecAmendment: Sendable {
         }
         guard amendsMapping else { return .object(doc) }
         if doc["mapper"] != nil {
-            throw Refusal(message: "the spec has a whole-record \"mapper\" and no fields: --field, --key-style, --require, --type, --default and --keep-unmapped/--drop-unmapped cannot amend it")
+            throw Refusal(message: "the spec has a whole-record \"mapper\" and no fields: --field, --key-style, --require, --type, --column, --default and --keep-unmapped/--drop-unmapped cannot amend it")
         }
         let delimiter = doc["delimiter"]?.stringValue ?? "."
         let style = keyStyle
@@ -133,6 +135,12 @@ public struct SpecAmendment: Sendable {
             try checkType(type!, in: doc, flag: flag)
             let i = ensure(source)
             table[i]["type"] = .string(type!)
+        }
+        for flag in columns {
+            let (source, column) = Self.split(flag)
+            if case .failure(let e) = ColumnType.parse(column ?? "") { throw Refusal(message: "--column \(flag): \(e.message)") }
+            let i = ensure(source)
+            table[i]["column"] = .string(column!)
         }
         for flag in defaults {
             let (source, text) = Self.split(flag)

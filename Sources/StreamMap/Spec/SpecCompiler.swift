@@ -26,7 +26,7 @@ struct SpecCompiler {
     static let objectKeys = ["description", "fields", "unmapped", "delimiter", "types", "nullToEmpty"]
     static let fieldKeys = [
         "from", "to", "via", "type", "required", "optional", "default", "reverseDefault", "missing", "null", "invalid",
-        "literal", "description",
+        "literal", "column", "description",
     ]
     static let simpleMappers: [String: Mapper] = [
         "identity": .identity, "required": .required, "optional": .optionally(),
@@ -296,8 +296,19 @@ struct SpecCompiler {
 
         let mapper = applyPresence(o, base: base, explicitMapper: explicitMapper, declaredType: declaredType,
                                    destination: destinationName, at: pointer, scope: scope)
+        var column: ColumnType?
+        switch o["column"] {
+        case nil: break
+        case .string(let text)?:
+            switch ColumnType.parse(text) {
+            case .success(let c): column = c
+            case .failure(let e): issue(pointer.appending("/column"), e.message)
+            }
+        case let other?:
+            issue(pointer.appending("/column"), "expected a column type (\(ColumnType.spellings.joined(separator: ", "))), found \(MapError.describe(other))")
+        }
         guard let sources, let destinations else { return nil }
-        return ObjectMapping.Field(sources: sources, destinations: destinations, mapper: mapper)
+        return ObjectMapping.Field(sources: sources, destinations: destinations, mapper: mapper, column: column)
     }
 
     /// ClassMapper's type-directed processor, then the field's own mapper, then the JSON type check.

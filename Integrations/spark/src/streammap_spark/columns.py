@@ -6,7 +6,9 @@ The columns and their types are streammap's own (the Arrow schema it writes for 
 before any task runs: the map command on empty input writes the schema alone (``arrow_schema``), and a spec whose
 columns cannot be typed fails there with streammap's message. Arrow types become Spark types as
 ``pyspark.sql.pandas.types.from_arrow_schema`` maps them: utf8 → string, int64 → long, float64 → double, bool →
-boolean, list → array, struct → struct. Every column is nullable, as with Spark's own file readers.
+boolean, decimal128(P, S) → decimal(P, S), timestamp (UTC) → timestamp, list → array, struct → struct. Every column
+is nullable, as with Spark's own file readers. Spark's timestamps hold microseconds: seconds and milliseconds
+columns are cast to them in the task (exactly), and a nanoseconds column is refused on the driver.
 
 Each task also writes one row of its own after its records: nulls in every column but ``REPORT_COLUMN``, which
 holds the same counts line as the text stage's tasks (``\\x01C<chunk>\\t<byteRange line>\\t<stats line>``), so
@@ -20,7 +22,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple
 
 from .runner import COUNTS_TAG, STDERR_QUOTE_BYTES, MapJob, StreamMapError, describe_status
 
@@ -42,7 +44,44 @@ def arrow_schema(stream: bytes) -> "pa.Schema":
     schema = pa.ipc.open_stream(stream).schema
     if REPORT_COLUMN in schema.names:
         raise StreamMapError(f"{REPORT_COLUMN}: a column name the typed stage keeps for its own counts", 64, "")
+    nanoseconds = [name for name, t in _leaves(schema) if pa.types.is_timestamp(t) and t.unit == "ns"]
+    if nanoseconds:
+        raise StreamMapError(
+            f"{', '.join(nanoseconds)}: a timestamp(ns) column, and Spark's timestamps hold microseconds (its "
+            "nanoseconds would be lost); declare \"column\": \"timestamp\" (microseconds) for Spark", 64, "")
     return schema
+
+
+def _leaves(schema: "pa.Schema") -> Iterator[Tuple[str, "pa.DataType"]]:
+    """Every column's and nested field's path (``a.b``, ``a[]``) and type."""
+    import pyarrow as pa
+
+    def walk(name: str, t: "pa.DataType") -> Iterator[Tuple[str, "pa.DataType"]]:
+        yield name, t
+        if pa.types.is_list(t):
+            yield from walk(name + "[]", t.value_type)
+        elif pa.types.is_struct(t):
+            for f in t:
+                yield from walk(f"{name}.{f.name}", f.type)
+    for f in schema:
+        yield from walk(f.name, f.type)
+
+
+def for_spark(schema: "pa.Schema") -> "pa.Schema":
+    """``schema`` as Spark takes it from ``mapInArrow``: timestamps in microseconds (streammap's ``timestamp(s)``
+    and ``timestamp(ms)`` columns are cast, exactly; ``timestamp(ns)`` is refused on the driver by
+    ``arrow_schema``); everything else as streammap writes it."""
+    import pyarrow as pa
+
+    def spark_type(t: "pa.DataType") -> "pa.DataType":
+        if pa.types.is_timestamp(t):
+            return pa.timestamp("us", tz=t.tz)
+        if pa.types.is_list(t):
+            return pa.list_(pa.field(t.value_field.name, spark_type(t.value_type), True))
+        if pa.types.is_struct(t):
+            return pa.struct([pa.field(f.name, spark_type(f.type), True) for f in t])
+        return t
+    return pa.schema([pa.field(f.name, spark_type(f.type), True) for f in schema])
 
 
 def spark_schema(schema: "pa.Schema") -> "StructType":
@@ -118,9 +157,11 @@ def map_split(job: MapJob, chunk: int, byte_range: str, path: str,
         broken: Optional[BaseException] = None
         try:
             reader = pa.ipc.open_stream(proc.stdout)
-            schema = reader.schema
+            schema = for_spark(reader.schema)
+            cast = schema != reader.schema
             for batch in reader:
-                yield pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(batch.num_rows, pa.string())],
+                arrays = [c.cast(t) for c, t in zip(batch.columns, schema.types)] if cast else batch.columns
+                yield pa.RecordBatch.from_arrays(arrays + [pa.nulls(batch.num_rows, pa.string())],
                                                  names=schema.names + [REPORT_COLUMN])
                 if fault:  # tests: the first attempt dies after its first batch, as a crashing executor would
                     proc.kill()
