@@ -262,6 +262,21 @@ struct ArrowOutputTests {
         ])
     }
 
+    /// The checks keep the stream engine's own sinks: a checked field streams as it does unchecked (the fused date
+    /// conversion, the copied number) and its value is built only when the check on its text fails.
+    @Test func checkedFieldsStreamAsTheyDoUnchecked() throws {
+        let spec = try Spec(json: #"{"fields": {"id": {"type": "integer"}, "n": {"type": "number", "optional": true}, "t": {"via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]}, "d": {"type": "number", "column": "decimal(9,2)"}, "a": {"via": {"stringToDate": "iso8601"}, "column": "timestamp"}, "l": {"via": {"arrayOf": "integer"}}}}"#)
+        let checked = try ArrowSchema(mapper: spec.mapper).checking(spec.mapper)
+        let plain = try #require(CompiledPlan(spec.mapper, mutation: nil).root as? ObjectSink)
+        let plan = try #require(CompiledPlan(checked, mutation: nil).root as? ObjectSink)
+        #expect(plan.fieldSinks.count == 6)
+        for (a, b) in zip(plain.fieldSinks, plan.fieldSinks) {
+            #expect(b is ResultCheckSink || (b as? NotNullSink)?.inner is ResultCheckSink)
+            #expect(type(of: ExplainPlanTests.unwrapped(a)) == type(of: ExplainPlanTests.unwrapped(b)))
+        }
+        #expect(type(of: ExplainPlanTests.unwrapped(plan.fieldSinks[2])) == DateNumberSink.self)
+    }
+
     /// Generated typed specs and records: both engines' records, written as Arrow stream and file with small
     /// batches, read back as the NDJSON output's values.
     @Test(arguments: 0..<24) func arrowHoldsTheNDJSONOutput(seed: Int) throws {

@@ -14,6 +14,7 @@ struct ExplainPlanTests {
         case let w as NotNullSink: return unwrapped(w.inner)
         case let w as NonFatalSink: return unwrapped(w.inner)
         case let w as PolicySink: return unwrapped(w.inner)
+        case let w as ResultCheckSink: return unwrapped(w.inner)
         default: return s
         }
     }

@@ -199,6 +199,11 @@ public struct PostProcessor: Sendable {
     public var forward: @Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult
     /// The same on the way back, used by `reversed()`; nil makes the mapper not reversible.
     public var reverse: (@Sendable (_ source: JSONValue?, _ result: MapResult) -> MapResult)?
+    /// For a post-processor that reads only the result (its `forward` ignores the source): a test on a non-fatal
+    /// result value's canonical JSON text that is true only when `forward` would return the result unchanged
+    /// (a number that fits its column). The stream engine then keeps the inner mapper's result as it streamed it,
+    /// and calls `forward` (with no source) only when the test fails — so the value is not built for every record.
+    var unchangedWhen: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
 
     /// A post-processor named `name`; give `reverse` to make it reversible.
     public init(

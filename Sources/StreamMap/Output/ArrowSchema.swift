@@ -201,13 +201,15 @@ public struct ArrowSchema: Sendable, Hashable {
     }
 
     private static func checked(_ inner: Mapper, as type: ArrowType) -> Mapper {
-        Mapper(.postProcess(inner, PostProcessor(name: "fits \(type)") { _, result in
+        var post = PostProcessor(name: "fits \(type)") { _, result in
             guard !result.isFatal, let value = result.value, let problem = ArrowValueCheck.problem(value, type) else { return result }
             // The source path goes as far as it is known: through array indices, which arrays keep, not past a key,
             // which the mapping may have renamed.
             let source = JSONPath(Array(problem.path.components.prefix { if case .index = $0 { return true } else { return false } }))
             return .failure(result.errors + [MapError(.value, problem.message, sourcePath: source, destinationPath: problem.path)])
-        }))
+        }
+        post.unchangedWhen = { text in ArrowValueCheck.fits(text, type) }
+        return Mapper(.postProcess(inner, post))
     }
 }
 
@@ -216,6 +218,29 @@ enum ArrowValueCheck {
     struct Problem {
         var path: JSONPath
         var message: String
+    }
+
+    /// Whether a scalar value's canonical JSON text (as the engines write it) certainly fits a column of `type`
+    /// (`problem` would find nothing): the same parsing as the writer's. False for anything it does not decide
+    /// (containers, escaped strings, another JSON type): then `problem` decides on the value.
+    static func fits(_ text: UnsafeRawBufferPointer, _ type: ArrowType) -> Bool {
+        guard let first = text.first else { return false }
+        if first == UInt8(ascii: "n") { return true }  // null
+        switch type {
+        case .int64: return ColumnBuilder.int64(text) != nil
+        case .float64: return first != UInt8(ascii: "\"") && ColumnBuilder.double(text) != nil
+        case .timestamp(let unit):
+            guard first == UInt8(ascii: "\""), text.count >= 2 else { return false }
+            let inner = UnsafeRawBufferPointer(rebasing: text[1..<(text.count - 1)])
+            guard inner.firstIndex(of: UInt8(ascii: "\\")) == nil else { return false }
+            if case .success = ArrowScalars.timestamp(inner.assumingMemoryBound(to: UInt8.self), unit) { return true }
+            return false
+        case .decimal128(let p, let s):
+            if case .success = ArrowScalars.decimal(text.assumingMemoryBound(to: UInt8.self), precision: p, scale: s) { return true }
+            return false
+        case .bool, .utf8, .jsonText, .list, .structure:
+            return false
+        }
     }
 
     static func problem(_ value: JSONValue, _ type: ArrowType, at path: JSONPath = .root) -> Problem? {

@@ -537,6 +537,8 @@ struct StreamCompiler {
                 whole.materializedBecause = "destinations nest in each other"
             }
             return whole
+        case .postProcess(let inner, let post) where post.unchangedWhen != nil:
+            return ResultCheckSink(mapper, inner: compile(inner), post: post)
         case .split(let forward, _):
             return compile(forward)
         case .convert(.keys(let style, let deep, _)):

@@ -216,6 +216,50 @@ final class NotNullSink: ValueSink {
     }
 }
 
+/// `postProcess(inner, post)` whose post-processor reads only the result and tests its text
+/// (`PostProcessor.unchangedWhen`: the Arrow output's checks that a value fits its column): the inner mapper
+/// streams as it would alone, and its result is kept when the test passes; otherwise the result is built as a
+/// value from its text and goes through `post.forward`, as in the tree engine.
+final class ResultCheckSink: ValueSink {
+    let inner: ValueSink
+    let post: PostProcessor
+    override var handling: StreamHandling { inner.handling }
+    /// A container goes to the inner sink whole.
+    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { inner.projectionNode(in: &builder) }
+    init(_ mapper: Mapper, inner: ValueSink, post: PostProcessor) {
+        self.inner = inner
+        self.post = post
+        super.init(mapper)
+    }
+    override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
+    override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
+    override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
+    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
+        _ = try inner.startLifted(raw, lifts) ? finish() : false
+    }
+    private func finish() -> Bool {
+        let text = UnsafeRawBufferPointer(start: inner.output.base, count: inner.output.count)
+        if inner.isFatal || inner.kind == .absent || (!keepsValue && post.unchangedWhen!(text)) {
+            // (A fatal or absent result: `forward` is given it as it is, and the checks pass it on unchanged.)
+            if inner.isFatal || inner.kind == .absent {
+                setResult(post.forward(nil, inner.isFatal ? .failure(inner.errors) : .success(nil, warnings: inner.errors)))
+            } else {
+                adopt(inner)
+            }
+            return true
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(text, options: JSONParserOptions(maximumDepth: Int.max))
+        } catch {
+            setResult(.failure(MapError(.value, "the mapped value could not be read back: \(error)")))
+            return true
+        }
+        setResult(post.forward(nil, .success(value, warnings: inner.errors)))
+        return true
+    }
+}
+
 /// `nonFatal(inner, fallback)`: a fatal inner result becomes the fallback plus the errors as warnings.
 final class NonFatalSink: ValueSink {
     let inner: ValueSink
