@@ -307,6 +307,63 @@ struct ArrowOutputTests {
         }
     }
 
+    /// With `--jobs`, workers make the columns of their batches (`ArrowRowsPreparer`) and the writer copies them
+    /// instead of reading the records' text: the same bytes, whatever the batch sizes, the records not mapped
+    /// between (empty spans), a batch a record of which does not fit (read from its text: the same error), and
+    /// rows a stop left unwritten.
+    @Test(arguments: 0..<12) func columnsMadeOnWorkersWriteTheSameBytes(seed: Int) throws {
+        var rng = SplitMix64(seed: UInt64(seed) &* 0x51_7CC1 &+ 3)
+        let (spec, records) = TypedCase.generate(&rng)
+        let compiled = try Spec(json: spec)
+        let schema = try ArrowSchema(mapper: compiled.mapper)
+        let feed = MappingFeed(engine: StreamEngine(mapper: schema.checking(compiled.mapper)))
+        var lines = (feed.feed(records.joined(separator: "\n") + "\n") + feed.finish()).compactMap { r -> [UInt8]? in
+            if case .mapped(let m) = r { return m.bytes } else { return nil }
+        }
+        let broken = seed % 4 == 3 && !lines.isEmpty  // a record the schema does not describe, in the last batch
+        if broken { lines.append(Array(#"{"no such column":1}"#.utf8)) }
+        let batchRows = Int(rng.next() % 5) + 1
+        func write(prepared: Bool) throws -> ([UInt8], WriteResult) {
+            let path = try TestScratch.file([], suffix: ".arrow")
+            let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            defer { close(fd) }
+            var arrow = ArrowRecordWriter(schema: schema, format: seed % 2 == 0 ? .stream : .file)
+            arrow.batchRows = batchRows
+            var writer = RecordWriter(file: FileOutput(fd: fd, name: path), arrow: arrow)
+            var split = SplitMix64(seed: UInt64(seed))
+            var i = 0
+            var result = WriteResult.ok
+            while i < lines.count && result == .ok {
+                let n = min(Int(split.next() % 9) + 1, lines.count - i)
+                if prepared, let preparer = writer.mappedRecordsPreparer {
+                    // The batch as a worker has it: the mapped records back to back, with empty spans between.
+                    var bytes: [UInt8] = [], ends: [Int] = []
+                    for line in lines[i..<(i + n)] {
+                        if split.next() % 3 == 0 { ends.append(bytes.count) }
+                        bytes += line
+                        ends.append(bytes.count)
+                    }
+                    writer.willWrite(prepared: bytes.withUnsafeBytes { preparer.prepare($0, ends: ends) })
+                }
+                for line in lines[i..<(i + n)] { writer.writer.writeRaw(line); writer.writer.writeRaw(0x0A) }
+                i += n
+                if split.next() % 2 == 0 { result = writer.flush() }
+            }
+            if prepared, let preparer = writer.mappedRecordsPreparer, let last = lines.last {
+                // Rows a stop left: never written.
+                writer.willWrite(prepared: last.withUnsafeBytes { preparer.prepare($0, ends: [last.count]) })
+            }
+            if result == .ok { result = writer.finish() }
+            return (try TestScratch.read(path), result)
+        }
+        let (text, textResult) = try write(prepared: false)
+        let (made, madeResult) = try write(prepared: true)
+        #expect(made == text, "spec \(spec)")
+        #expect(madeResult == textResult)
+        #expect((textResult != .ok) == broken)
+        if !broken { #expect(try ArrowReading.read(made).rows.count == lines.count) }
+    }
+
     @Test func noRecordsIsTheSchemaAlone() throws {
         let schema = try Self.schema(#"{"fields": {"id": {"type": "integer"}}}"#)
         for format in ArrowIPCFormat.allCases {

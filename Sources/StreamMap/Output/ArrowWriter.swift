@@ -76,6 +76,8 @@ public struct ArrowRecordWriter: Sendable {
 
     /// Rows appended since the last batch was written.
     public var pendingRows: Int { rows }
+    /// Bytes of the records appended since the last batch was written (a batch is full at `batchBytes`).
+    var pendingRecordBytes: Int { recordBytes }
 
     /// Whether the rows appended make a whole batch (`writeBatch(into:)` then).
     public var isBatchFull: Bool { rows >= batchRows || recordBytes >= batchBytes }
@@ -91,6 +93,14 @@ public struct ArrowRecordWriter: Sendable {
         _ = try columns.append(scanner, at: start)
         rows += 1
         recordBytes += record.count
+    }
+
+    /// Appends rows `range` of `rows` (records a worker made columns of: `ArrowRowsPreparer`) — the same columns
+    /// as appending those records' text. Throws as `append` does; then the writer must not be used again.
+    mutating func append(_ rows: ArrowRows, _ range: Range<Int>) throws(ArrowWriteError) {
+        try columns.appendRows(from: rows.columns!, range)
+        self.rows += range.count
+        for i in range { recordBytes += rows.lengths[i] }
     }
 
     /// Writes the rows appended so far as one record batch (after the file's magic and the schema, the first time).
@@ -390,6 +400,41 @@ struct ColumnBuilder: Sendable {
             markValid(true)
             return j
         }
+    }
+
+    /// Whether row `i` is not null.
+    private func isValid(_ i: Int) -> Bool { validity[i / 8] & (1 << UInt8(i % 8)) != 0 }
+
+    /// Appends rows `range` of `other`, a column of the same type: the same buffers as appending their values.
+    mutating func appendRows(from other: ColumnBuilder, _ range: Range<Int>) throws(ArrowWriteError) {
+        guard !range.isEmpty else { return }
+        switch type {
+        case .int64, .float64, .timestamp:
+            words.append(contentsOf: other.words[range])
+        case .decimal128:
+            words.append(contentsOf: other.words[(2 * range.lowerBound)..<(2 * range.upperBound)])
+        case .bool:
+            for i in range {
+                let row = count + i - range.lowerBound
+                if row % 8 == 0 { values.append(0) }
+                if other.values[i / 8] & (1 << UInt8(i % 8)) != 0 { values[row / 8] |= 1 << UInt8(row % 8) }
+            }
+        case .utf8, .jsonText:
+            let start = Int(other.offsets[range.lowerBound]), end = Int(other.offsets[range.upperBound])
+            try checkRoom(end - start)
+            let base = Int32(values.count) - Int32(start)
+            values.append(contentsOf: other.values[start..<end])
+            for i in range { offsets.append(other.offsets[i + 1] + base) }
+        case .list:
+            let start = Int(other.offsets[range.lowerBound]), end = Int(other.offsets[range.upperBound])
+            let base = Int32(children[0].count) - Int32(start)
+            try children[0].appendRows(from: other.children[0], start..<end)
+            guard children[0].count <= Int(Int32.max) else { throw ArrowWriteError(message: "a list column holds more than 2^31 elements in one batch") }
+            for i in range { offsets.append(other.offsets[i + 1] + base) }
+        case .structure:
+            for c in children.indices { try children[c].appendRows(from: other.children[c], range) }
+        }
+        for i in range { markValid(other.isValid(i)) }
     }
 
     /// The child a key names: the one after the last key's first (where mapped records have it), else looked up.

@@ -83,6 +83,9 @@ public struct RecordWriter {
     private let compressor: OutputCompressor?
     private var headerWritten = false
     private var rows: [UInt8] = []
+    /// Arrow with `--jobs`: the columns workers made of the records in `writer` (and of batches still to come),
+    /// oldest first, each with the next of its rows to take.
+    private var prepared: [(rows: ArrowRows, next: Int)] = []
 
     /// Writes NDJSON, or table rows with `table`, or Arrow with `arrow` (give at most one of them), compressed
     /// with `compressor` when given (not with Arrow: its IPC is written as it is).
@@ -136,16 +139,37 @@ public struct RecordWriter {
         return finished
     }
 
-    /// Arrow: the records in the buffer become rows; each batch that fills is written.
+    /// Work the worker threads can do for this writer (``RecordPipelineOutput/mappedRecordsPreparer``): Arrow's
+    /// columns. Nil for the other formats.
+    public var mappedRecordsPreparer: (any MappedRecordsPreparer)? { arrow.map { ArrowRowsPreparer(schema: $0.schema) } }
+
+    /// What the preparer made of the batch whose records come next (``RecordPipelineOutput/willWrite(prepared:)``).
+    public mutating func willWrite(prepared made: (any Sendable)?) {
+        guard let rows = made as? ArrowRows, rows.count > 0 else { return }
+        prepared.append((rows, 0))
+    }
+
+    /// Arrow: the records in the buffer become rows (copied from the columns a worker made of them, where it did;
+    /// else read from their text); each batch that fills is written.
     private mutating func flushArrow(finishing: Bool) -> WriteResult {
         rows.removeAll(keepingCapacity: rows.capacity <= 1 << 24)
         var failure: ArrowWriteError?
         writer.bytes.withUnsafeBytes { records in
             var start = 0
             while start < records.count, let newline = memchr(records.baseAddress! + start, 0x0A, records.count - start) {
-                let end = UnsafeRawPointer(newline) - records.baseAddress!
+                var end = UnsafeRawPointer(newline) - records.baseAddress!
                 do throws(ArrowWriteError) {
-                    try arrow!.append(UnsafeRawBufferPointer(rebasing: records[start..<end]))
+                    // The records of a prepared batch come in order, right after its `willWrite`: a run of them is
+                    // copied at once, up to the row that fills the writer's batch (a batch with no columns — a
+                    // record did not fit — is read from its text; a stop may leave rows never written).
+                    if let (made, next) = prepared.first, made.lengths[next] == end - start {
+                        end = try Self.appendRun(of: made, from: next, records: records, start: start, end: end,
+                                                 arrow: &arrow!, prepared: &prepared)
+                    } else {
+                        // (Never with the pipeline's order; if it were broken, the text is the truth.)
+                        if !prepared.isEmpty { prepared.removeAll() }
+                        try arrow!.append(UnsafeRawBufferPointer(rebasing: records[start..<end]))
+                    }
                 } catch {
                     failure = error
                     return
@@ -158,6 +182,38 @@ public struct RecordWriter {
         if let failure { return .unwritable(failure.message) }
         if finishing { arrow!.finish(into: &rows) }
         return rows.withUnsafeBytes { write($0) }
+    }
+
+    /// Appends the run of `made`'s rows from `next` whose records begin at `start` in `records` (the first ends at
+    /// `end`): as many as follow in order, up to the row that fills the writer's batch; returns where the last
+    /// ends. Rows `made` has no columns of are read from their text.
+    private static func appendRun(of made: ArrowRows, from next: Int, records: UnsafeRawBufferPointer, start: Int, end first: Int,
+                                  arrow: inout ArrowRecordWriter, prepared: inout [(rows: ArrowRows, next: Int)]) throws(ArrowWriteError) -> Int {
+        var end = first
+        var count = 1
+        var rowCount = arrow.pendingRows + 1
+        var byteCount = arrow.pendingRecordBytes + made.lengths[next]
+        while next + count < made.count, rowCount < arrow.batchRows, byteCount < arrow.batchBytes, end + 1 < records.count {
+            guard let newline = memchr(records.baseAddress! + end + 1, 0x0A, records.count - end - 1) else { break }
+            let lineEnd = UnsafeRawPointer(newline) - records.baseAddress!
+            guard lineEnd - end - 1 == made.lengths[next + count] else { break }
+            end = lineEnd
+            rowCount += 1
+            byteCount += made.lengths[next + count]
+            count += 1
+        }
+        if next + count == made.count { prepared.removeFirst() } else { prepared[0].next += count }
+        if made.columns != nil {
+            try arrow.append(made, next..<(next + count))
+            return end
+        }
+        var lineStart = start
+        while lineStart < end {
+            let lineEnd = memchr(records.baseAddress! + lineStart, 0x0A, end - lineStart).map { UnsafeRawPointer($0) - records.baseAddress! } ?? end
+            try arrow.append(UnsafeRawBufferPointer(rebasing: records[lineStart..<lineEnd]))
+            lineStart = lineEnd + 1
+        }
+        return end
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> WriteResult {

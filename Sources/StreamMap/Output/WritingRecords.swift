@@ -114,6 +114,10 @@ final class WritingOutput: RecordPipelineOutput {
         _modify { yield &writer.writer }
     }
 
+    var mappedRecordsPreparer: (any MappedRecordsPreparer)? { writer.mappedRecordsPreparer }
+
+    func willWrite(prepared: (any Sendable)?) { writer.willWrite(prepared: prepared) }
+
     func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
         counts.recordsIn += 1
         counts.recordsOut += 1

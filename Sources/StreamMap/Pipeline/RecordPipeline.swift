@@ -71,11 +71,31 @@ public protocol RecordPipelineOutput: AnyObject {
     /// A record was dropped by the engine's filter (the spec's `where`): valid JSON, neither written nor rejected.
     /// Records in = mapped + filtered + rejected. By default: nothing to do, the run goes on.
     func filtered(input: String, location: RecordLocation) -> Bool
+    /// With more than one job: work on the mapped records that the worker threads can do for the output (Arrow's
+    /// columns), each for the batch it mapped. Nil (the default): none.
+    var mappedRecordsPreparer: (any MappedRecordsPreparer)? { get }
+    /// What the preparer made of the batch whose mapped records are written next (called just before them, in
+    /// input order, for every batch, whatever the preparer returned). By default: nothing to do.
+    func willWrite(prepared: (any Sendable)?)
 }
 
 extension RecordPipelineOutput {
     /// Nothing to do for a filtered record: the run goes on.
     public func filtered(input: String, location: RecordLocation) -> Bool { true }
+    /// No work for the workers.
+    public var mappedRecordsPreparer: (any MappedRecordsPreparer)? { nil }
+    /// Nothing prepared, nothing to take.
+    public func willWrite(prepared: (any Sendable)?) {}
+}
+
+/// Work an output does on mapped records that can run on the worker threads (`jobs` > 1) instead of the writing
+/// thread: Arrow's columns, built from a batch's records while other batches map. The output gets the result back
+/// with the batch (`RecordPipelineOutput.willWrite(prepared:)`); the records' text still comes as ever, so an
+/// output can always fall back to it.
+public protocol MappedRecordsPreparer: Sendable {
+    /// On a worker, after its batch is mapped: `records` holds the batch's mapped records back to back, record `i`
+    /// ending at `ends[i]` (an empty span: a record that was not mapped).
+    func prepare(_ records: UnsafeRawBufferPointer, ends: [Int]) -> (any Sendable)?
 }
 
 /// How reading an input ended (`RecordPipeline.read`).
@@ -231,9 +251,13 @@ struct PipelineCore: RecordHandler {
         self.framing = InputFraming(settings.framing)
         if settings.jobs > 1, let makeEngine {
             do throws(ThreadStartError) {
+                let preparer = output.mappedRecordsPreparer
                 parallel = try ParallelMapping(jobs: settings.jobs, batchBytes: settings.batchBytes) {
                     var engine = makeEngine()
-                    return { $0.map(with: &engine) }
+                    return { batch in
+                        batch.map(with: &engine)
+                        if let preparer { batch.prepare(with: preparer) }
+                    }
                 }
             } catch {
                 threadStartError = error.code

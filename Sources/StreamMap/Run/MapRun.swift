@@ -56,6 +56,10 @@ package final class CommandOutput: RecordPipelineOutput {
         _modify { yield &file.writer }
     }
 
+    package var mappedRecordsPreparer: (any MappedRecordsPreparer)? { file.mappedRecordsPreparer }
+
+    package func willWrite(prepared: (any Sendable)?) { file.willWrite(prepared: prepared) }
+
     package func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
         stats.recordsIn += 1
         stats.recordsOut += 1

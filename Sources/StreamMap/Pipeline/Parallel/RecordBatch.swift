@@ -51,6 +51,9 @@ struct RecordBatch: Sendable {
     var outcomes: [RecordOutcome] = []
     var output: [UInt8] = []
     var outputEnds: [Int] = []
+    /// What the output's `MappedRecordsPreparer` made of the mapped records (set by `prepare(with:)`; nil: it did
+    /// not run).
+    var prepared: Prepared?
 
     // A batch that is a range of a file (`FileRange`): the worker reads the range into `rangeChunk` and cuts its
     // lines into records (`readRange`) before mapping them; the reading thread takes what it found from `rangeEnd`.
@@ -145,6 +148,7 @@ struct RecordBatch: Sendable {
         outcomes.removeAll(keepingCapacity: true)
         output.removeAll(keepingCapacity: output.capacity <= keep)
         outputEnds.removeAll(keepingCapacity: true)
+        prepared = nil
         open = nil
         input = ""
         range = nil
@@ -159,6 +163,18 @@ struct RecordBatch: Sendable {
     }
 
     // MARK: Mapping (a worker thread)
+
+    /// The output's work on the mapped records, after `map(with:)`.
+    mutating func prepare(with preparer: any MappedRecordsPreparer) {
+        prepared = Prepared(value: output.withUnsafeBytes { preparer.prepare($0, ends: outputEnds) })
+    }
+
+    /// A preparer's result, boxed: the batch stays a plain value of buffers (an existential field made each hand-off
+    /// of the batch copy its buffers: BatchReuseTests).
+    final class Prepared: Sendable {
+        let value: (any Sendable)?
+        init(value: (any Sendable)?) { self.value = value }
+    }
 
     /// Maps every record with `engine`, each whole, exactly as the one-thread pipeline maps a record: the engine's
     /// output of a mapped record, nothing for a rejected one.

@@ -51,6 +51,7 @@ extension PipelineCore {
     /// what one job had read when it mapped that record. A range of a file counts its lines from 1 and its
     /// `bytesIn` from the input's start: `lineOffset` and `bytesInOffset` place them in the run.
     mutating func writeBatch(_ batch: consuming RecordBatch, lineOffset: Int = 0, bytesInOffset: Int = 0) {
+        if let prepared = batch.prepared, !isStopped { output.willWrite(prepared: prepared.value) }
         batch.spill.withUnsafeBytes { spill in
             batch.output.withUnsafeBytes { mapped in
                 var start = 0
