@@ -11,10 +11,7 @@ struct ExplainPlanTests {
     /// The sink a chain of wrapper sinks ends in.
     static func unwrapped(_ s: ValueSink) -> ValueSink {
         switch s {
-        case let w as NotNullSink: return unwrapped(w.inner)
-        case let w as NonFatalSink: return unwrapped(w.inner)
-        case let w as PolicySink: return unwrapped(w.inner)
-        case let w as ResultCheckSink: return unwrapped(w.inner)
+        case let w as WrapperSink: return unwrapped(w.inner)
         default: return s
         }
     }

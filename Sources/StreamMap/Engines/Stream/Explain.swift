@@ -83,9 +83,7 @@ public struct MapperExplanation: Sendable {
         /// The sink a wrapper sink compiled its inner mapper to.
         func inner(_ s: ValueSink) -> ValueSink {
             switch s {
-            case let w as NotNullSink: return w.inner
-            case let w as NonFatalSink: return w.inner
-            case let w as PolicySink: return w.inner
+            case let w as WrapperSink: return w.inner
             default: return s
             }
         }

@@ -190,8 +190,9 @@ final class DateNumberSink: ValueSink {
     }
 }
 
-/// `notNull(inner)`: the inner result, unless it has no error and is absent or null.
-final class NotNullSink: ValueSink {
+/// A mapper around one inner mapper (`notNull`, `nonFatal`, `policy`, a result check): the value streams through
+/// the inner sink, and `finish()` makes this sink's result from the inner one's once it is complete.
+class WrapperSink: ValueSink {
     let inner: ValueSink
     override var handling: StreamHandling { inner.handling }
     /// A container goes to the inner sink whole.
@@ -206,7 +207,16 @@ final class NotNullSink: ValueSink {
     override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
         _ = try inner.startLifted(raw, lifts) ? finish() : false
     }
-    private func finish() -> Bool {
+    /// This sink's result from the inner sink's complete one; returns true.
+    func finish() -> Bool {
+        adopt(inner)
+        return true
+    }
+}
+
+/// `notNull(inner)`: the inner result, unless it has no error and is absent or null.
+final class NotNullSink: WrapperSink {
+    override func finish() -> Bool {
         if inner.errors.isEmpty && inner.kind != .value {
             setResult(.failure(MapError(.required, inner.kind == .null ? "value is required, found null" : "value is required, found absent")))
         } else {
@@ -220,32 +230,21 @@ final class NotNullSink: ValueSink {
 /// (`PostProcessor.unchangedWhen`: the Arrow output's checks that a value fits its column): the inner mapper
 /// streams as it would alone, and its result is kept when the test passes; otherwise the result is built as a
 /// value from its text and goes through `post.forward`, as in the tree engine.
-final class ResultCheckSink: ValueSink {
-    let inner: ValueSink
+final class ResultCheckSink: WrapperSink {
     let post: PostProcessor
-    override var handling: StreamHandling { inner.handling }
-    /// A container goes to the inner sink whole.
-    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { inner.projectionNode(in: &builder) }
     init(_ mapper: Mapper, inner: ValueSink, post: PostProcessor) {
-        self.inner = inner
         self.post = post
-        super.init(mapper)
+        super.init(mapper, inner: inner)
     }
-    override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
-    override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
-    override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
-    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
-        _ = try inner.startLifted(raw, lifts) ? finish() : false
-    }
-    private func finish() -> Bool {
+    override func finish() -> Bool {
+        if inner.isFatal || inner.kind == .absent {
+            // (`forward` is given a fatal or absent result as it is.)
+            setResult(post.forward(nil, inner.isFatal ? .failure(inner.errors) : .success(nil, warnings: inner.errors)))
+            return true
+        }
         let text = UnsafeRawBufferPointer(start: inner.output.base, count: inner.output.count)
-        if inner.isFatal || inner.kind == .absent || (!keepsValue && post.unchangedWhen!(text)) {
-            // (A fatal or absent result: `forward` is given it as it is, and the checks pass it on unchanged.)
-            if inner.isFatal || inner.kind == .absent {
-                setResult(post.forward(nil, inner.isFatal ? .failure(inner.errors) : .success(nil, warnings: inner.errors)))
-            } else {
-                adopt(inner)
-            }
+        if !keepsValue && post.unchangedWhen!(text) {
+            adopt(inner)
             return true
         }
         let value: JSONValue
@@ -261,24 +260,13 @@ final class ResultCheckSink: ValueSink {
 }
 
 /// `nonFatal(inner, fallback)`: a fatal inner result becomes the fallback plus the errors as warnings.
-final class NonFatalSink: ValueSink {
-    let inner: ValueSink
-    override var handling: StreamHandling { inner.handling }
-    /// A container goes to the inner sink whole.
-    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { inner.projectionNode(in: &builder) }
+final class NonFatalSink: WrapperSink {
     let fallback: Fallback?
     init(_ mapper: Mapper, inner: ValueSink, fallback: Fallback?) {
-        self.inner = inner
         self.fallback = fallback
-        super.init(mapper)
+        super.init(mapper, inner: inner)
     }
-    override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
-    override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
-    override func startScalar(_ e: JSONEvent) throws { _ = try inner.start(e) ? finish() : false }
-    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
-        _ = try inner.startLifted(raw, lifts) ? finish() : false
-    }
-    private func finish() -> Bool {
+    override func finish() -> Bool {
         if inner.isFatal {
             setResult(.success(fallback?.make(), warnings: inner.errors))
         } else {
@@ -289,30 +277,22 @@ final class NonFatalSink: ValueSink {
 }
 
 /// `policy(inner, p)` on a container (never absent or null): the inner result, or the `invalid` action.
-final class PolicySink: ValueSink {
-    let inner: ValueSink
-    override var handling: StreamHandling { inner.handling }
-    /// A container goes to the inner sink whole.
-    override func projectionNode(in builder: inout ProjectionBuilder) -> Int32? { inner.projectionNode(in: &builder) }
+final class PolicySink: WrapperSink {
     let policy: FieldPolicy
     init(_ mapper: Mapper, inner: ValueSink, policy: FieldPolicy) {
-        self.inner = inner
         self.policy = policy
-        super.init(mapper)
+        super.init(mapper, inner: inner)
     }
-    override func startContainer(_ e: JSONEvent) throws -> Bool { try inner.start(e) ? finish() : false }
-    override func nextInContainer(_ e: JSONEvent) throws -> Bool { try inner.next(e) ? finish() : false }
     /// A non-null scalar goes to the inner sink (the policy only decides absent and null values, and what a fatal
     /// inner result becomes); a null the policy handles itself takes the exact route.
     override func startScalar(_ e: JSONEvent) throws {
-        if case .null = e, policy.null != .passToMapper { return try super.startScalar(e) }
-        _ = try inner.start(e) ? finish() : false
+        if case .null = e, policy.null != .passToMapper {
+            setResult(mapper.map(try e.scalarValue()))
+            return
+        }
+        try super.startScalar(e)
     }
-    /// A string is not null: it goes to the inner sink.
-    override func startLiftedString(_ raw: UnsafeRawBufferPointer, _ lifts: LiftedStrings) throws {
-        _ = try inner.startLifted(raw, lifts) ? finish() : false
-    }
-    private func finish() -> Bool {
+    override func finish() -> Bool {
         if inner.isFatal {
             setResult(Mapper.apply(policy.invalid, errors: inner.errors))
         } else {
