@@ -28,12 +28,8 @@ struct ArrowRowsPreparer: MappedRecordsPreparer {
             guard end > start else { continue }  // (not mapped)
             lengths.append(end - start)
             guard columns != nil else { continue }
-            let record = UnsafeRawBufferPointer(rebasing: records[start..<end])
-            let scanner = CompactJSONScanner(bytes: record)
-            let first = scanner.skipSpace(0)
             do throws(ArrowWriteError) {
-                guard first < record.count, record[first] == UInt8(ascii: "{") else { throw ArrowWriteError(message: "") }
-                _ = try columns!.append(scanner, at: first)
+                try columns!.appendRecord(UnsafeRawBufferPointer(rebasing: records[start..<end]))
             } catch {
                 columns = nil
             }

@@ -36,6 +36,16 @@ enum ArrowScalars {
         }
     }
 
+    /// `timestamp(_:_:)` of a JSON string's text as the engines write it (`raw`: quotes included), unescaped first
+    /// when it has an escape.
+    static func timestamp(jsonString raw: UnsafeRawBufferPointer, _ unit: ColumnType.TimeUnit) -> Result<Int64, ArrowScalarError> {
+        let inner = UnsafeRawBufferPointer(rebasing: raw[1..<(raw.count - 1)])
+        guard inner.firstIndex(of: UInt8(ascii: "\\")) != nil else { return timestamp(inner.assumingMemoryBound(to: UInt8.self), unit) }
+        var text: [UInt8] = []
+        CompactJSONScanner.unescape(inner, appendingTo: &text)
+        return text.withUnsafeBufferPointer { timestamp($0, unit) }
+    }
+
     /// A JSON number's value as a decimal128 of `precision` digits, `scale` after the point: the unscaled integer
     /// (`12.5` in decimal(5,2) is 1250). A message when it has more digits after the point than `scale` or more
     /// before it than `precision − scale`.

@@ -222,7 +222,7 @@ enum ArrowValueCheck {
 
     /// Whether a scalar value's canonical JSON text (as the engines write it) certainly fits a column of `type`
     /// (`problem` would find nothing): the same parsing as the writer's. False for anything it does not decide
-    /// (containers, escaped strings, another JSON type): then `problem` decides on the value.
+    /// (containers, another JSON type): then `problem` decides on the value.
     static func fits(_ text: UnsafeRawBufferPointer, _ type: ArrowType) -> Bool {
         guard let first = text.first else { return false }
         if first == UInt8(ascii: "n") { return true }  // null
@@ -231,9 +231,7 @@ enum ArrowValueCheck {
         case .float64: return first != UInt8(ascii: "\"") && ColumnBuilder.double(text) != nil
         case .timestamp(let unit):
             guard first == UInt8(ascii: "\""), text.count >= 2 else { return false }
-            let inner = UnsafeRawBufferPointer(rebasing: text[1..<(text.count - 1)])
-            guard inner.firstIndex(of: UInt8(ascii: "\\")) == nil else { return false }
-            if case .success = ArrowScalars.timestamp(inner.assumingMemoryBound(to: UInt8.self), unit) { return true }
+            if case .success = ArrowScalars.timestamp(jsonString: text, unit) { return true }
             return false
         case .decimal128(let p, let s):
             if case .success = ArrowScalars.decimal(text.assumingMemoryBound(to: UInt8.self), precision: p, scale: s) { return true }

@@ -85,12 +85,7 @@ public struct ArrowRecordWriter: Sendable {
     /// Appends one mapped record: `record` is its JSON object (compact, as the engines write it; no newline).
     /// Throws when a value does not fit its column; then the writer must not be used again.
     public mutating func append(_ record: UnsafeRawBufferPointer) throws(ArrowWriteError) {
-        let scanner = CompactJSONScanner(bytes: record)
-        let start = scanner.skipSpace(0)
-        guard start < record.count, record[start] == UInt8(ascii: "{") else {
-            throw ArrowWriteError(message: "a mapped record is not a JSON object")
-        }
-        _ = try columns.append(scanner, at: start)
+        try columns.appendRecord(record)
         rows += 1
         recordBytes += record.count
     }
@@ -277,6 +272,16 @@ struct ColumnBuilder: Sendable {
         }
     }
 
+    /// Appends a mapped record (its compact JSON object) as one row of this struct column.
+    mutating func appendRecord(_ record: UnsafeRawBufferPointer) throws(ArrowWriteError) {
+        let scanner = CompactJSONScanner(bytes: record)
+        let start = scanner.skipSpace(0)
+        guard start < record.count, record[start] == UInt8(ascii: "{") else {
+            throw ArrowWriteError(message: "a mapped record is not a JSON object")
+        }
+        _ = try append(scanner, at: start)
+    }
+
     /// Appends the value at `i`; returns where it ends.
     mutating func append(_ s: CompactJSONScanner, at i: Int) throws(ArrowWriteError) -> Int {
         let b = s.bytes
@@ -323,16 +328,7 @@ struct ColumnBuilder: Sendable {
         case .timestamp(let unit):
             guard b[i] == UInt8(ascii: "\"") else { throw mismatch(s, i) }
             let end = s.skipString(i)
-            let raw = UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(end - 1)])
-            let value: Result<Int64, ArrowScalarError>
-            if raw.count > 0, memchr(raw.baseAddress!, 0x5C, raw.count) != nil {
-                var text: [UInt8] = []
-                CompactJSONScanner.unescape(raw, appendingTo: &text)
-                value = text.withUnsafeBufferPointer { ArrowScalars.timestamp($0, unit) }
-            } else {
-                value = ArrowScalars.timestamp(raw.assumingMemoryBound(to: UInt8.self), unit)
-            }
-            switch value {
+            switch ArrowScalars.timestamp(jsonString: UnsafeRawBufferPointer(rebasing: b[i..<end]), unit) {
             case .success(let v):
                 markValid(true)
                 words.append(UInt64(bitPattern: v))

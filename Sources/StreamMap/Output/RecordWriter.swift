@@ -161,10 +161,14 @@ public struct RecordWriter {
                 do throws(ArrowWriteError) {
                     // The records of a prepared batch come in order, right after its `willWrite`: a run of them is
                     // copied at once, up to the row that fills the writer's batch (a batch with no columns — a
-                    // record did not fit — is read from its text; a stop may leave rows never written).
-                    if let (made, next) = prepared.first, made.lengths[next] == end - start {
-                        end = try Self.appendRun(of: made, from: next, records: records, start: start, end: end,
+                    // record did not fit — is read from its text, one record at a time; a stop may leave rows
+                    // never written).
+                    if let (made, next) = prepared.first, made.lengths[next] == end - start, made.columns != nil {
+                        end = try Self.appendRun(of: made, from: next, records: records, end: end,
                                                  arrow: &arrow!, prepared: &prepared)
+                    } else if let (made, next) = prepared.first, made.lengths[next] == end - start {
+                        if next + 1 == made.count { prepared.removeFirst() } else { prepared[0].next += 1 }
+                        try arrow!.append(UnsafeRawBufferPointer(rebasing: records[start..<end]))
                     } else {
                         // (Never with the pipeline's order; if it were broken, the text is the truth.)
                         if !prepared.isEmpty { prepared.removeAll() }
@@ -184,10 +188,10 @@ public struct RecordWriter {
         return rows.withUnsafeBytes { write($0) }
     }
 
-    /// Appends the run of `made`'s rows from `next` whose records begin at `start` in `records` (the first ends at
-    /// `end`): as many as follow in order, up to the row that fills the writer's batch; returns where the last
-    /// ends. Rows `made` has no columns of are read from their text.
-    private static func appendRun(of made: ArrowRows, from next: Int, records: UnsafeRawBufferPointer, start: Int, end first: Int,
+    /// Appends the run of `made`'s rows from `next` (the first of which is the record ending at `end` in
+    /// `records`): as many as follow in order, up to the row that fills the writer's batch; returns where the last
+    /// record ends.
+    private static func appendRun(of made: ArrowRows, from next: Int, records: UnsafeRawBufferPointer, end first: Int,
                                   arrow: inout ArrowRecordWriter, prepared: inout [(rows: ArrowRows, next: Int)]) throws(ArrowWriteError) -> Int {
         var end = first
         var count = 1
@@ -203,16 +207,7 @@ public struct RecordWriter {
             count += 1
         }
         if next + count == made.count { prepared.removeFirst() } else { prepared[0].next += count }
-        if made.columns != nil {
-            try arrow.append(made, next..<(next + count))
-            return end
-        }
-        var lineStart = start
-        while lineStart < end {
-            let lineEnd = memchr(records.baseAddress! + lineStart, 0x0A, end - lineStart).map { UnsafeRawPointer($0) - records.baseAddress! } ?? end
-            try arrow.append(UnsafeRawBufferPointer(rebasing: records[lineStart..<lineEnd]))
-            lineStart = lineEnd + 1
-        }
+        try arrow.append(made, next..<(next + count))
         return end
     }
 
