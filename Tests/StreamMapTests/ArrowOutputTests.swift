@@ -376,12 +376,14 @@ struct ArrowOutputTests {
     }
 
     @Test func aValueTheSchemaDoesNotDescribeIsAnError() throws {
-        let schema = ArrowSchema(fields: [ArrowField("id", .int64)])
+        let schema = ArrowSchema(fields: [ArrowField("id", .int64), ArrowField("d", .decimal128(precision: 5, scale: 2))])
         var writer = ArrowRecordWriter(schema: schema, format: .stream)
         for (record, message) in [
             (#"{"id":"x"}"#, #""x" does not fit a column of type int64"#),
-            (#"{"other":1}"#, #"the key "other" is not one of the columns (struct<id: int64>)"#),
+            (#"{"other":1}"#, #"the key "other" is not one of the columns (struct<id: int64, d: decimal128(5, 2)>)"#),
             (#"{"id":1,"id":2}"#, #"the key "id" comes twice in one object"#),
+            (#"{"d":""# + String(repeating: "x", count: 100_000) + #""}"#,
+             "\"" + String(repeating: "x", count: 63) + #"… is not a number, and the column is decimal128(5, 2)"#),
         ] {
             #expect(throws: ArrowWriteError(message: message)) { try Array(record.utf8).withUnsafeBytes { try writer.append($0) } }
             writer = ArrowRecordWriter(schema: schema, format: .stream)

@@ -50,13 +50,14 @@ enum ArrowScalars {
     /// (`12.5` in decimal(5,2) is 1250). A message when it has more digits after the point than `scale` or more
     /// before it than `precision − scale`.
     static func decimal(_ text: UnsafeBufferPointer<UInt8>, precision: Int, scale: Int) -> Result<Int128, ArrowScalarError> {
+        let column = ArrowType.decimal128(precision: precision, scale: scale)
+        // (Quoted in messages up to 64 bytes: a value may be megabytes long.)
+        let number = String(decoding: text.prefix(64), as: UTF8.self) + (text.count > 64 ? "…" : "")
         var cursor = TimestampSupport.Cursor(text)
         guard let d = TimestampSupport.Decimal.parseJSON(&cursor) else {
-            return .failure(ArrowScalarError("\(String(decoding: text, as: UTF8.self)) is not a number, and the column is \(ArrowType.decimal128(precision: precision, scale: scale))"))
+            return .failure(ArrowScalarError("\(number) is not a number, and the column is \(column)"))
         }
         if d.digits.isEmpty { return .success(0) }
-        let column = ArrowType.decimal128(precision: precision, scale: scale)
-        let number = String(decoding: text.prefix(64), as: UTF8.self) + (text.count > 64 ? "…" : "")
         guard d.exponent + scale >= 0 else {
             return .failure(ArrowScalarError("\(number) has more than \(scale) digit\(scale == 1 ? "" : "s") after the point, and the column is \(column); a larger scale keeps them (it is never rounded)"))
         }
