@@ -13,7 +13,10 @@ one per core, at least 2), and makes every input kind from the same bytes:
     many .gz        each part gzip -1 (Python's gzip module)
     many .zst       each part zstd -3 (the zstd tool; the row is skipped without it)
     one .gz         the corpus, gzip -1
-    one .zst        the parts' .zst files concatenated: one file of many frames (as pzstd and `cat` make)
+    one .zst        the corpus as zstd frames of 8 MiB of text each, as pzstd writes them (pzstd where it is
+                    installed, else the zstd tool on 8 MiB pieces): one file of many frames
+    one BGZF        the corpus as BGZF, as bgzip writes it (gzip members of 65 280 bytes of text that state their
+                    own length; written here with Python's zlib at level 1)
     pipe            `cat FILE | streammap` (and `cat FILE | wc -l`, the pipe's own speed, beside it)
 
 For each kind and each job count N (default 1, 2, 4, … up to the cores, and the cores), interleaved over --rounds
@@ -37,13 +40,16 @@ needs Python 3 (3.8+), the binary, and optionally the duckdb module and the zstd
 import argparse
 import gzip
 import hashlib
+import multiprocessing
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import struct
 import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -112,6 +118,53 @@ def thread_share(argv, stdin_path=None):
     return seconds, (last.get(p.pid, 0.0) / total if total else None), len(last)
 
 
+def bgzf_block(data):
+    """One BGZF member (bgzip's format: a gzip member whose extra field's BC subfield holds its length - 1)."""
+    c = zlib.compressobj(1, zlib.DEFLATED, -15)
+    body = c.compress(data) + c.flush()
+    header = (b"\x1f\x8b\x08\x04\x00\x00\x00\x00\x00\xff" + struct.pack("<H", 6) + b"BC"
+              + struct.pack("<HH", 2, 12 + 6 + len(body) + 8 - 1))
+    return header + body + struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data))
+
+
+def _bgzf_piece(args):
+    path, start, end = args
+    out = []
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = end - start
+        while left > 0:
+            data = f.read(min(65280, left))
+            left -= len(data)
+            out.append(bgzf_block(data))
+    return b"".join(out)
+
+
+def write_bgzf(src, dst, workers):
+    """src as BGZF, compressed by `workers` processes (pieces of a multiple of 65 280 bytes, so the blocks are
+    those one process would write), with bgzip's empty end-of-file member."""
+    size = os.path.getsize(src)
+    step = 65280 * 128
+    pieces = [(src, a, min(size, a + step)) for a in range(0, size, step)]
+    with multiprocessing.Pool(workers) as pool, open(dst, "wb") as out:
+        for blob in pool.imap(_bgzf_piece, pieces):
+            out.write(blob)
+        out.write(bgzf_block(b""))
+
+
+def write_zstd_frames(src, dst, workers):
+    """src as zstd frames of 8 MiB of text (pzstd's own file format where pzstd is installed)."""
+    if shutil.which("pzstd"):
+        subprocess.run(["pzstd", "-q", "-f", "-3", "-p", str(workers), src, "-o", dst], check=True)
+        return
+    with open(src, "rb") as f, open(dst, "wb") as out:
+        while True:
+            piece = f.read(8 << 20)
+            if not piece:
+                break
+            out.write(subprocess.run(["zstd", "-q", "-3", "-c"], input=piece, stdout=subprocess.PIPE, check=True).stdout)
+
+
 def digest(cmd):
     h = hashlib.md5()
     p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, executable="/bin/bash")
@@ -156,7 +209,7 @@ def main():
     ap.add_argument("--jobs", help="comma-separated job counts (default 1, 2, 4, ... cores)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-duckdb", action="store_true")
-    ap.add_argument("--kinds", help="comma-separated subset of: file,files,gz,zst,one-gz,one-zst,pipe")
+    ap.add_argument("--kinds", help="comma-separated subset of: file,files,gz,zst,one-gz,one-zst,bgzf,pipe")
     ap.add_argument("--seed-dir")
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -195,10 +248,9 @@ def main():
             shutil.copyfileobj(f, g, 1 << 20)
         one_zst = os.path.join(work, "frames.ndjson.zst")
         if has_zstd:
-            with open(one_zst, "wb") as out:
-                for z in zst_parts:
-                    with open(z, "rb") as f:
-                        shutil.copyfileobj(f, out, 1 << 20)
+            write_zstd_frames(corpus, one_zst, n_cores)
+        one_bgzf = os.path.join(work, "corpus.bgzf.ndjson.gz")  # .gz: DuckDB reads it as gzip
+        write_bgzf(corpus, one_bgzf, n_cores)
         text_mb = os.path.getsize(corpus) / 1e6
 
         # kind: (inputs for streammap, parts for N processes or None, duckdb files or None, pipe source or None)
@@ -209,16 +261,17 @@ def main():
             "many .zst": (zst_parts, zst_parts, zst_parts, None) if has_zstd else None,
             "one .gz": ([one_gz], None, [one_gz], None),
             "one .zst (many frames)": ([one_zst], None, None, None) if has_zstd else None,
+            "one BGZF": ([one_bgzf], None, [one_bgzf], None),
             "pipe": ([], None, None, corpus),
         }
         short = {"file": "one file", "files": "many files", "gz": "many .gz", "zst": "many .zst", "one-gz": "one .gz",
-                 "one-zst": "one .zst (many frames)", "pipe": "pipe"}
+                 "one-zst": "one .zst (many frames)", "bgzf": "one BGZF", "pipe": "pipe"}
         if args.kinds:
             keep = {short[k] for k in args.kinds.split(",")}
             kinds = {k: v for k, v in kinds.items() if k in keep}
         kinds = {k: v for k, v in kinds.items() if v is not None}
 
-        machine.warm([corpus] + parts + gz_parts + zst_parts + [one_gz] + ([one_zst] if has_zstd else []))
+        machine.warm([corpus] + parts + gz_parts + zst_parts + [one_gz, one_bgzf] + ([one_zst] if has_zstd else []))
 
         def sm(binary, n, inputs, source):
             base = f"{q(binary)} --jobs {n} -q -s {q(SPEC)}"

@@ -107,6 +107,31 @@ struct ReadAheadCLITests {
         #expect(one.stdout.split(separator: "\n").count == 60_000 + 5 * 15_000)
     }
 
+    /// One BGZF or many-frame zstd file, decompressed by --jobs threads: output, rejects, messages, --stats and exit
+    /// status as with one job, for clean files and for files changed, cut short or followed by bytes that are no
+    /// frame (where the file is decompressed again in order), --on-error fail and --max-rejects included.
+    @Test(arguments: [21, 22, 23, 24, 25, 26] as [UInt64])
+    func oneFileOfManyFramesMapsAsWithOneJob(_ seed: UInt64) throws {
+        var rng = P.Random(state: seed)
+        let dir = try CLI.temporaryDirectory()
+        let spec = try P.file(P.spec, "spec.json", in: dir)
+        let text = Array(P.mixedInput(seed: seed, lines: 3000 + rng.below(3000), longEvery: 90).utf8)
+        var bytes = seed % 2 == 0 ? Compressing.bgzf(text, blockBytes: 2000 + rng.below(60_000))
+            : Compressing.zstdFrames(text, frameBytes: 1000 + rng.below(40_000), skippable: rng.below(2) == 0, contentSize: rng.below(2) == 0)
+        switch seed % 3 {
+        case 0: bytes[bytes.count / 2 + rng.below(bytes.count / 2)] ^= 0x21
+        case 1: bytes = Array(bytes.prefix(bytes.count - 1 - rng.below(bytes.count / 3)))
+        default: break
+        }
+        let path = dir.appendingPathComponent("in").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var flags = ["--spec", spec, "--warnings", "--stats", "--rejects", "REJECTS"]
+        if seed == 24 { flags += ["--max-rejects", "100"] }
+        if seed == 25 { flags += ["--on-error", "fail"] }
+        let one = try P.expectSameAsOneJob(flags + [path], jobs: [2, 3, 8], batchBytes: [1 << 19, 4096])
+        if seed == 25 { #expect(one.status == 4) } else { #expect(one.stdout.utf8.count > 1000) }
+    }
+
     /// `pzstd` starts its files (and each frame) with a skippable frame: such a file is zstd, not text.
     @Test func aFileStartingWithASkippableFrameIsZstd() throws {
         let dir = try CLI.temporaryDirectory()

@@ -317,9 +317,21 @@ struct PipelineCore: RecordHandler {
         // Once the first read has told a compressed input, the rest is decompressed on a thread of its own.
         var ahead: DecodingAhead?
         defer { ahead?.stop() }
+        // A regular file whose format states where its frames end (BGZF, zstd of many frames) is decompressed by
+        // as many threads as there are jobs.
+        var split: ParallelDecoding?
+        defer { split?.stop() }
         var firstRead = fd != nil && settings.decompressesAhead
+        let jobs = parallel == nil ? 1 : settings.jobs
         func decode(into room: UnsafeMutableRawBufferPointer) -> DecodedRead {
+            if let split { return split.read(into: room, stopRequested: stopRequested) }
             if let ahead { return ahead.read(into: room, stopRequested: stopRequested) }
+            if firstRead && settings.decompresses,
+               let started = ParallelDecoding.start(fd: fd!, roomBytes: room.count, threads: jobs, inflater: settings.inflater) {
+                firstRead = false
+                split = started
+                return started.read(into: room, stopRequested: stopRequested)
+            }
             let result = decoding.read(into: room, from: read)
             if firstRead {
                 firstRead = false

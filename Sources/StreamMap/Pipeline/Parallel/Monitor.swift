@@ -34,6 +34,16 @@ final class Monitor: @unchecked Sendable {
     /// the state), then holds it again.
     func wait() { pthread_cond_wait(changed, mutex) }
 
+    /// `wait()`, for at most `milliseconds`.
+    func wait(milliseconds: Int) {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_nsec += milliseconds % 1000 * 1_000_000
+        deadline.tv_sec += milliseconds / 1000 + deadline.tv_nsec / 1_000_000_000
+        deadline.tv_nsec %= 1_000_000_000
+        pthread_cond_timedwait(changed, mutex, &deadline)
+    }
+
     /// Wakes every thread in `wait()`.
     func broadcast() { pthread_cond_broadcast(changed) }
 }
