@@ -2,7 +2,8 @@
 """How `--jobs` scales on every kind of input, against N independent processes and DuckDB, in one run.
 
     python3 Benchmarks/scaling.py --streammap BIN [--size-mb 400] [--files 0] [--jobs 1,2,4,...]
-                                  [--rounds 3] [--baseline BIN] [--no-duckdb] [--out FILE.md] [--seed-dir DIR]
+                                  [--rounds 3] [--baseline BIN] [--no-duckdb] [--duckdb-jobs 16] [--kinds ...]
+                                  [--out FILE.md] [--seed-dir DIR]
 
 Generates the benchmark corpus (corpus.py, --size-mb MB) in memory-backed temporary space (/dev/shm when it has
 room for four copies, else the default temporary directory), splits it at line ends into --files parts (default:
@@ -11,10 +12,11 @@ one per core, at least 2), and makes every input kind from the same bytes:
     one file        the corpus as one NDJSON file
     many files      the parts
     many .gz        each part gzip -1 (Python's gzip module)
-    many .zst       each part zstd -3 (the zstd tool; the row is skipped without it)
+    many .zst       each part zstd -3 (the zstd tool, else the zstandard Python module; the rows are skipped
+                    without either)
     one .gz         the corpus, gzip -1
     one .zst        the corpus as zstd frames of 8 MiB of text each, as pzstd writes them (pzstd where it is
-                    installed, else the zstd tool on 8 MiB pieces): one file of many frames
+                    installed, else 8 MiB pieces compressed one by one): one file of many frames
     one BGZF        the corpus as BGZF, as bgzip writes it (gzip members of 65 280 bytes of text that state their
                     own length; written here with Python's zlib at level 1)
     pipe            `cat FILE | streammap` (and `cat FILE | wc -l`, the pipe's own speed, beside it)
@@ -35,7 +37,8 @@ or replays for everyone) over the whole process's, from /proc/PID/task/*/stat, p
 
 Prints a Markdown table (also to --out): median seconds, MB/s of uncompressed text, speed-up over one job,
 `--jobs N` / N processes, streammap / DuckDB, and the main thread's share. Runs unchanged on a bigger machine: it
-needs Python 3 (3.8+), the binary, and optionally the duckdb module and the zstd tool — no network, no compiler.
+needs Python 3 (3.8+), the binary, and optionally the duckdb module and the zstd tool (or the zstandard module) —
+no network, no compiler.
 """
 import argparse
 import gzip
@@ -152,17 +155,58 @@ def write_bgzf(src, dst, workers):
         out.write(bgzf_block(b""))
 
 
+def write_gzip(src, dst):
+    """src as one gzip member, level 1 (Python's gzip module)."""
+    with open(src, "rb") as f, gzip.open(dst, "wb", compresslevel=1) as g:
+        shutil.copyfileobj(f, g, 1 << 20)
+
+
+def zstd_tool():
+    """How zstd files are made here: "cli" (the zstd tool), "module" (the zstandard Python module), or None."""
+    if shutil.which("zstd"):
+        return "cli"
+    try:
+        import zstandard  # noqa: F401
+        return "module"
+    except ImportError:
+        return None
+
+
+def zstd_piece(data):
+    """One zstd frame (level 3) holding data, with its content size."""
+    if zstd_tool() == "cli":
+        return subprocess.run(["zstd", "-q", "-3", "-c"], input=data, stdout=subprocess.PIPE, check=True).stdout
+    import zstandard
+    return zstandard.ZstdCompressor(level=3).compress(data)
+
+
+def write_zstd(src, dst):
+    """src as one zstd frame (level 3), as `zstd FILE` writes it."""
+    if zstd_tool() == "cli":
+        subprocess.run(["zstd", "-q", "-3", "-f", src, "-o", dst], check=True)
+        return
+    import zstandard
+    with open(src, "rb") as f, open(dst, "wb") as out:
+        zstandard.ZstdCompressor(level=3).copy_stream(f, out, size=os.path.getsize(src))
+
+
+def _zstd_piece_of(args):
+    path, start, end = args
+    with open(path, "rb") as f:
+        f.seek(start)
+        return zstd_piece(f.read(end - start))
+
+
 def write_zstd_frames(src, dst, workers):
     """src as zstd frames of 8 MiB of text (pzstd's own file format where pzstd is installed)."""
     if shutil.which("pzstd"):
         subprocess.run(["pzstd", "-q", "-f", "-3", "-p", str(workers), src, "-o", dst], check=True)
         return
-    with open(src, "rb") as f, open(dst, "wb") as out:
-        while True:
-            piece = f.read(8 << 20)
-            if not piece:
-                break
-            out.write(subprocess.run(["zstd", "-q", "-3", "-c"], input=piece, stdout=subprocess.PIPE, check=True).stdout)
+    size = os.path.getsize(src)
+    pieces = [(src, a, min(size, a + (8 << 20))) for a in range(0, size, 8 << 20)]
+    with multiprocessing.Pool(workers) as pool, open(dst, "wb") as out:
+        for blob in pool.imap(_zstd_piece_of, pieces):
+            out.write(blob)
 
 
 def digest(cmd):
@@ -209,6 +253,7 @@ def main():
     ap.add_argument("--jobs", help="comma-separated job counts (default 1, 2, 4, ... cores)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-duckdb", action="store_true")
+    ap.add_argument("--duckdb-jobs", help="comma-separated job counts DuckDB is timed at (default: every N)")
     ap.add_argument("--kinds", help="comma-separated subset of: file,files,gz,zst,one-gz,one-zst,bgzf,pipe")
     ap.add_argument("--seed-dir")
     ap.add_argument("--out")
@@ -217,6 +262,7 @@ def main():
     n_cores = cores()
     jobs = [int(j) for j in args.jobs.split(",")] if args.jobs else job_counts(n_cores)
     parts_count = args.files or max(2, n_cores)
+    duck_jobs = {int(j) for j in args.duckdb_jobs.split(",")} if args.duckdb_jobs else None
     bin_ = os.path.abspath(args.streammap)
     duck = False
     if not args.no_duckdb:
@@ -225,7 +271,7 @@ def main():
             duck = True
         except ImportError:
             print("scaling: the duckdb module is not installed: DuckDB columns left out (pip install duckdb)", file=sys.stderr)
-    has_zstd = shutil.which("zstd") is not None
+    has_zstd = zstd_tool() is not None
 
     work = workspace(args.size_mb)
     try:
@@ -235,17 +281,14 @@ def main():
             cmd += ["--seed-dir", args.seed_dir]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
         parts = split(corpus, parts_count, work)
-        gz_parts, zst_parts = [], []
-        for p in parts:
-            with open(p, "rb") as f, gzip.open(p + ".gz", "wb", compresslevel=1) as g:
-                shutil.copyfileobj(f, g, 1 << 20)
-            gz_parts.append(p + ".gz")
+        gz_parts = [p + ".gz" for p in parts]
+        zst_parts = [p + ".zst" for p in parts] if has_zstd else []
+        with multiprocessing.Pool(n_cores) as pool:
+            pool.starmap(write_gzip, [(p, p + ".gz") for p in parts])
             if has_zstd:
-                subprocess.run(["zstd", "-q", "-3", "-f", p, "-o", p + ".zst"], check=True)
-                zst_parts.append(p + ".zst")
+                pool.starmap(write_zstd, [(p, p + ".zst") for p in parts])
         one_gz = corpus + ".gz"
-        with open(corpus, "rb") as f, gzip.open(one_gz, "wb", compresslevel=1) as g:
-            shutil.copyfileobj(f, g, 1 << 20)
+        write_gzip(corpus, one_gz)
         one_zst = os.path.join(work, "frames.ndjson.zst")
         if has_zstd:
             write_zstd_frames(corpus, one_zst, n_cores)
@@ -304,7 +347,7 @@ def main():
                         groups = [split_parts[i * len(split_parts) // n:(i + 1) * len(split_parts) // n] for i in range(n)]
                         procs = " & ".join(sm(bin_, 1, g, None) + " > /dev/null" for g in groups) + "; wait"
                         add((kind, "processes", n), timed(procs))
-                    if duck and duck_files:
+                    if duck and duck_files and (not duck_jobs or n in duck_jobs):
                         add((kind, "duckdb", n), timed(duckdb_command(duck_files, n, os.path.join(work, "duck.json"))))
                 if source:
                     add((kind, "cat | wc -l", 0), timed(f"cat {q(source)} | wc -l"))

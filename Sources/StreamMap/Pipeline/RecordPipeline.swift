@@ -348,11 +348,14 @@ struct PipelineCore: RecordHandler {
             }
             // With workers, the bytes go into a chunk that the batches point into; else into the read buffer, or
             // (decompressing ahead) they are framed where the decompressing thread put them.
-            let chunk = parallel?.nextChunk()
+            var chunk: InputChunk?
             var result = DecodedRead.end
             var lent: UnsafeMutableRawBufferPointer?
-            if let chunk {
-                _ = chunk.fill { room in
+            if parallel != nil, let split, let (r, c) = split.lend(stopRequested: stopRequested) {
+                (result, chunk) = (r, c)  // decompressed elsewhere: framed where it lies
+            } else if let next = parallel?.nextChunk() {
+                chunk = next
+                _ = next.fill { room in
                     result = decode(into: room)
                     if case .bytes(let n) = result { return n }
                     return nil

@@ -28,14 +28,60 @@ final class ParallelDecoding: @unchecked Sendable {
     // state is `.decoding`) and read by the pipeline's thread after it is `.clean`; the rest is the pipeline
     // thread's alone.
 
+    /// Buffers for units' text, kept once their text is mapped for the next units (fresh ones would be
+    /// page-faulted in again). Shared with the text blocks, which may outlive the decoding (batches still mapping).
+    final class SpareBuffers: @unchecked Sendable {
+        // @unchecked: `buffers` only inside `monitor`.
+        private let monitor = Monitor()
+        private var buffers: [UnsafeMutableRawBufferPointer] = []
+        private let limit: Int
+
+        init(limit: Int) { self.limit = limit }
+
+        deinit { for b in buffers { b.deallocate() } }
+
+        /// A buffer of at least `count` bytes: a spare one, or a new one.
+        func take(_ count: Int) -> UnsafeMutableRawBufferPointer {
+            let spare: UnsafeMutableRawBufferPointer? = monitor.withLock {
+                guard let i = buffers.firstIndex(where: { $0.count >= count }) else { return nil }
+                return buffers.remove(at: i)
+            }
+            return spare ?? .allocate(byteCount: max(1, count), alignment: 64)
+        }
+
+        func give(_ buffer: UnsafeMutableRawBufferPointer) {
+            let kept: Bool = monitor.withLock {
+                guard buffers.count < limit else { return false }
+                buffers.append(buffer)
+                return true
+            }
+            if !kept { buffer.deallocate() }
+        }
+    }
+
+    /// A unit's text, held as long as the unit or a chunk lent from it (`InputChunk(lending:of:)`) needs it.
+    final class TextBlock: @unchecked Sendable {
+        // @unchecked: written by the one thread that decodes into it, before any other thread reads it.
+        let buffer: UnsafeMutableRawBufferPointer
+        private let spares: SpareBuffers
+
+        init(_ count: Int, from spares: SpareBuffers) {
+            buffer = spares.take(count)
+            self.spares = spares
+        }
+
+        deinit { spares.give(buffer) }
+    }
+
     /// A run of whole frames, decompressed by one thread.
     private final class Unit {
         enum State { case waiting, decoding, clean, faulty }
         let compressed: UnsafeMutableRawBufferPointer
         let textBound: Int
         let textIsExact: Bool
-        var text = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        var block: TextBlock?
         var textCount = 0
+        var text: UnsafeMutableRawBufferPointer { block?.buffer ?? UnsafeMutableRawBufferPointer(start: nil, count: 0) }
         var state = State.waiting
 
         init(_ bytes: UnsafeRawBufferPointer, textBound: Int, textIsExact: Bool) {
@@ -48,20 +94,10 @@ final class ParallelDecoding: @unchecked Sendable {
         /// What it holds, for the bound on units ahead.
         var bytes: Int { compressed.count + textBound }
 
+        /// Frees its compressed bytes, and lets go of its text (which chunks lent from it may still hold).
         func release() {
             compressed.deallocate()
-            text.deallocate()
-        }
-
-        /// Releases it, but keeps its text buffer for a later unit (in `spare`).
-        func release(keepingTextIn spare: inout [UnsafeMutableRawBufferPointer], upTo count: Int) {
-            compressed.deallocate()
-            if spare.count < count && text.count > 0 {
-                spare.append(text)
-            } else {
-                text.deallocate()
-            }
-            text = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+            block = nil
         }
     }
 
@@ -77,8 +113,7 @@ final class ParallelDecoding: @unchecked Sendable {
     private var entries: [Entry] = []
     private var toDecode: [Unit] = []
     private var unitsAhead = 0, bytesAhead = 0
-    /// Text buffers of units handed on, for the next units (fresh ones would be page-faulted in again).
-    private var spareText: [UnsafeMutableRawBufferPointer] = []
+    private let spares: SpareBuffers
     private var stopped = false
     private var threads = WorkerThreads()
 
@@ -161,12 +196,12 @@ final class ParallelDecoding: @unchecked Sendable {
         self.roomBytes = roomBytes
         self.unitBytes = unitBytes
         maxUnitsAhead = 2 * threads + 2
+        spares = SpareBuffers(limit: maxUnitsAhead)
     }
 
     deinit {
         current?.release()
         for case .unit(let unit) in entries { unit.release() }
-        for buffer in spareText { buffer.deallocate() }
         replay?.release()
     }
 
@@ -175,21 +210,55 @@ final class ParallelDecoding: @unchecked Sendable {
     /// `failed(EINTR)`, as an interrupted read would.
     func read(into room: UnsafeMutableRawBufferPointer, stopRequested: () -> Bool) -> DecodedRead {
         let room = UnsafeMutableRawBufferPointer(rebasing: room[..<min(room.count, roomBytes)])
-        if replay != nil { return replayRead(into: room, stopRequested: stopRequested) }
-        if atEnd { return .end }
+        switch advance(stopRequested: stopRequested) {
+        case .text(let unit, let n):
+            room.baseAddress!.copyMemory(from: unit.text.baseAddress! + currentAt, byteCount: n)
+            currentAt += n
+            handedOn += n
+            return .bytes(n)
+        case .result(let result):
+            return result
+        case .replay:
+            return replayRead(into: room, stopRequested: stopRequested)
+        }
+    }
+
+    /// `read(into:)` without the copy: the next text (at most a room of it) as a chunk lent from the unit that
+    /// holds it, or how the input ended; nil once the input is decompressed again in order (then `read(into:)`
+    /// fills rooms).
+    func lend(stopRequested: () -> Bool) -> (DecodedRead, InputChunk?)? {
+        switch advance(stopRequested: stopRequested) {
+        case .text(let unit, let n):
+            let chunk = InputChunk(lending: UnsafeMutableRawBufferPointer(rebasing: unit.text[currentAt..<currentAt + n]), of: unit.block!)
+            currentAt += n
+            handedOn += n
+            return (.bytes(n), chunk)
+        case .result(let result):
+            return (result, nil)
+        case .replay:
+            return nil
+        }
+    }
+
+    private enum Step {
+        /// `current` has `count` bytes of text to hand on (a room's at most) from `currentAt`.
+        case text(Unit, count: Int)
+        /// The input ended, or a wait was stopped.
+        case result(DecodedRead)
+        /// The input is decompressed again in order (`replayRead`).
+        case replay
+    }
+
+    private func advance(stopRequested: () -> Bool) -> Step {
+        if replay != nil { return .replay }
+        if atEnd { return .result(.end) }
         while true {
             if let unit = current {
-                if currentAt < unit.textCount {
-                    let n = min(room.count, unit.textCount - currentAt)
-                    room.baseAddress!.copyMemory(from: unit.text.baseAddress! + currentAt, byteCount: n)
-                    currentAt += n
-                    handedOn += n
-                    return .bytes(n)
-                }
+                if currentAt < unit.textCount { return .text(unit, count: min(roomBytes, unit.textCount - currentAt)) }
                 current = nil
                 finished(unit)
             }
-            guard let entry = next(stopRequested: stopRequested) else { return .failed(errno: EINTR) }
+            guard let entry = next(stopRequested: stopRequested) else { return .result(.failed(errno: EINTR)) }
             switch entry {
             case .unit(let unit):
                 if unit.state == .clean && !(handedOn == 0 && unit.textCount > 0 && Self.mightBeAMark(unit)) {
@@ -199,13 +268,13 @@ final class ParallelDecoding: @unchecked Sendable {
                 }
                 finished(unit)
                 startReplay()
-                return replayRead(into: room, stopRequested: stopRequested)
+                return .replay
             case .end:
                 atEnd = true
-                return .end
+                return .result(.end)
             case .irregular:
                 startReplay()
-                return replayRead(into: room, stopRequested: stopRequested)
+                return .replay
             }
         }
     }
@@ -241,18 +310,9 @@ final class ParallelDecoding: @unchecked Sendable {
         monitor.withLock {
             unitsAhead -= 1
             bytesAhead -= unit.bytes
-            unit.release(keepingTextIn: &spareText, upTo: maxUnitsAhead)
             monitor.broadcast()
         }
-    }
-
-    /// A buffer of at least `count` bytes: a spare one, or a new one.
-    private func textBuffer(_ count: Int) -> UnsafeMutableRawBufferPointer {
-        let spare: UnsafeMutableRawBufferPointer? = monitor.withLock {
-            guard let i = spareText.firstIndex(where: { $0.count >= count }) else { return nil }
-            return spareText.remove(at: i)
-        }
-        return spare ?? .allocate(byteCount: count, alignment: 64)
+        unit.release()
     }
 
     /// Stops the threads (after the unit each is on) and waits for them.
@@ -440,10 +500,10 @@ final class ParallelDecoding: @unchecked Sendable {
 
     /// Decompresses `unit` whole; whether it gave exactly its frames' text, without a fault.
     private func decompress(_ unit: Unit, zstd: OpaquePointer?) -> Bool {
-        let buffer = textBuffer(unit.textBound + 1)
+        let block = TextBlock(unit.textBound + 1, from: spares)
         // One byte more than the bound: text beyond it shows.
-        let room = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(unit.textBound + 1)])
-        unit.text = buffer
+        let room = UnsafeMutableRawBufferPointer(rebasing: block.buffer[..<(unit.textBound + 1)])
+        unit.block = block
         let input = UnsafeRawBufferPointer(unit.compressed)
         if let zstd {
             let n = ZSTD_decompressDCtx(zstd, room.baseAddress, room.count, input.baseAddress, input.count)

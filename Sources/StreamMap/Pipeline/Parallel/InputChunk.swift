@@ -8,12 +8,23 @@ final class InputChunk: @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
     /// How many bytes were read into it.
     private(set) var count = 0
+    /// What holds the bytes of a chunk that lends them (nil: the chunk's own, freed with it).
+    private let owner: AnyObject?
 
     init(capacity: Int) {
         storage = .allocate(byteCount: capacity, alignment: 64)
+        owner = nil
     }
 
-    deinit { storage.deallocate() }
+    /// A chunk of `bytes` that `owner` holds (kept alive as long as the chunk): text decompressed elsewhere,
+    /// framed and mapped where it lies. It is never filled.
+    init(lending bytes: UnsafeMutableRawBufferPointer, of owner: AnyObject) {
+        storage = bytes
+        count = bytes.count
+        self.owner = owner
+    }
+
+    deinit { if owner == nil { storage.deallocate() } }
 
     /// How many bytes it holds at most.
     var capacity: Int { storage.count }
