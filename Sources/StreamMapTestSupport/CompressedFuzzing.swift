@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import StreamMap
 
 /// The fuzz target's compressed-input check (public API only): the fuzz case's records, joined as NDJSON, are
@@ -5,7 +8,9 @@ import StreamMap
 /// changed byte, and read through a record pipeline that tells the format by its first bytes. Decompressed text
 /// must map exactly as the text itself; a stream cut or changed must end the input as corrupt (or, for a change
 /// the format cannot see, map some text), and the records it gave must be the text's first records. The raw fuzz
-/// bytes are read as an input too: whatever magic number they start with, no crash and no hang.
+/// bytes are read as an input too: whatever magic number they start with, no crash and no hang. And as BGZF or zstd
+/// of many frames (blocks and frames of a size the seed picks), whole, cut or changed, from a file: decompressed by
+/// several threads (`--jobs 3`), the input must give exactly what one decompressing thread gives.
 public enum CompressedFuzzing {
     /// A mapper-free identity pipeline's transcript: each record's line and outcome, and how the input ended.
     final class Transcript: RecordPipelineOutput {
@@ -39,6 +44,41 @@ public enum CompressedFuzzing {
         return (out.lines, end)
     }
 
+    /// `bytes` read from a file with `jobs` jobs: the transcript and how the input ended.
+    static func runFile(_ bytes: [UInt8], jobs: Int) -> [String] {
+        guard let path = try? TestScratch.file(bytes, suffix: ".fuzz") else { return ["no scratch file"] }
+        let fd = open(path, O_RDONLY)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        let out = Transcript()
+        var pipeline = RecordPipeline(engine: StreamEngine(mapper: .identity), settings: RecordPipelineSettings(jobs: jobs),
+                                      output: out, makeEngine: { StreamEngine(mapper: .identity) })
+        let end = pipeline.read("fuzz", fileDescriptor: fd)
+        pipeline.finish()
+        return out.lines + ["\(end)", "bytesIn \(pipeline.bytesIn)"]
+    }
+
+    /// `text` as BGZF or zstd of many frames, maybe cut or changed: three decompressing threads give what one gives.
+    static func checkSplit(_ text: [UInt8], seed: UInt64) -> String? {
+        let gzip = seed & 0x40 != 0
+        let size = 1 + Int(seed >> 12) % 3000
+        var packed = gzip ? Compressing.bgzf(text, blockBytes: size, endMarker: seed & 0x80 != 0)
+            : Compressing.zstdFrames(text, frameBytes: size, skippable: seed & 0x80 != 0, contentSize: seed & 0x100 != 0)
+        let at = Int(seed >> 24) % packed.count
+        switch (seed >> 9) & 3 {
+        case 0: packed = Array(packed[..<at])
+        case 1: packed[at] ^= UInt8(1 + (seed >> 44) % 255)
+        default: break
+        }
+        let one = runFile(packed, jobs: 1), many = runFile(packed, jobs: 3)
+        guard one != many else { return nil }
+        let part = (0..<min(one.count, many.count)).first { one[$0] != many[$0] } ?? min(one.count, many.count)
+        return "\(gzip ? "BGZF" : "zstd frames") of \(size), \((seed >> 9) & 3) at \(at): --jobs 3 parts from one job at line \(part) "
+            + "(\(one.count > part ? one[part] : "-") against \(many.count > part ? many[part] : "-"))\n" + EngineFuzzing.printable(text)
+    }
+
     /// Nil when everything holds, else a report.
     public static func check(_ data: UnsafeRawBufferPointer) -> String? {
         let raw = Array(data)
@@ -56,6 +96,7 @@ public enum CompressedFuzzing {
             _ = part.withUnsafeBytes { z.compress($0) { packed += $0; return true } }
             z.finish { packed += $0; return true }
         }
+        if let report = checkSplit(text, seed: c.seed &* 0x9E37_79B9_7F4A_7C15) { return report }
         let pieces = 1 + Int(c.pieceByte) * 97
         let (plain, plainEnd) = run(text, pieces: 1 << 18)
         let (whole, end) = run(packed, pieces: pieces)
