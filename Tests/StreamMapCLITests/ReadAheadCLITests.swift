@@ -147,13 +147,25 @@ struct ReadAheadCLITests {
 
     /// SIGINT in a run over many compressed files: the whole records written are counted, nothing after them, and
     /// the run ends promptly (it does not map the rest of the files first).
-    @Test func aSignalStopsAtWholeRecords() throws {
+    /// Also one BGZF file, decompressed by the --jobs threads.
+    @Test(arguments: [false, true])
+    func aSignalStopsAtWholeRecords(_ oneBGZF: Bool) throws {
         let dir = try CLI.temporaryDirectory()
         var files: [String] = []
+        var all: [UInt8] = []
         for i in 0..<24 {
             let text = (0..<40_000).map { #"{"id":\#($0),"file":\#(i),"name":"user \#($0) of file \#(i)"}"# }.joined(separator: "\n") + "\n"
+            if oneBGZF {
+                all += Array(text.utf8)
+                continue
+            }
             let path = dir.appendingPathComponent("f\(i).zst").path
             try Data(Self.compressed(Array(text.utf8), .zstd, pieces: 1)).write(to: URL(fileURLWithPath: path))
+            files.append(path)
+        }
+        if oneBGZF {
+            let path = dir.appendingPathComponent("all.gz").path
+            try Data(Compressing.bgzf(all)).write(to: URL(fileURLWithPath: path))
             files.append(path)
         }
         let run = try LiveCLI(["--field", "id", "--field", "file", "--jobs", "2", "--progress", "--progress-interval", "0", "--stats",
