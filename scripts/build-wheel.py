@@ -3,7 +3,10 @@
 # maturin's "bin" wheels): streammap_spark-VERSION-py3-none-manylinux_2_NN_ARCH.whl holding the Spark integration's package
 # (streammap_spark/, from Integrations/spark/src) and the binary once, as streammap_spark-VERSION.data/scripts/streammap
 # (mode 0755), which pip installs into the environment's bin/ (on PATH in a virtual environment; the package finds it
-# there: streammap_spark.binary.packaged_binary). Installing it adds PySpark 4, pyarrow and pandas.
+# there: streammap_spark.binary.packaged_binary). Where the release tree holds ISA-L's inflate beside the binary
+# (BINARY/../../lib/streammap/libisal.so.2 and its copyright notice: scripts/install.sh), the wheel carries them as
+# data, which pip installs into the environment's lib/streammap/ and share/doc/streammap/: the binary loads ISA-L
+# from there. Installing it adds PySpark 4, pyarrow and pandas.
 #
 #   scripts/build-wheel.py BINARY OUTDIR    # → OUTDIR/streammap_spark-VERSION-py3-none-manylinux_2_NN_ARCH.whl (its path last)
 #   scripts/build-wheel.py "$(scripts/build-portable.sh | tail -1)" .build/dist-wheel
@@ -41,6 +44,8 @@ PACKAGE = ROOT / "Integrations" / "spark" / "src" / "streammap_spark"
 README = ROOT / "Integrations" / "spark" / "README.md"
 #: The distribution's name ("streammap" on PyPI is another project's), and its form in file names.
 NAME = "streammap-spark"
+#: ISA-L's shared library, carried where the release tree has it.
+ISAL = "libisal.so.2"
 DIST = NAME.replace("-", "_")
 SUMMARY = ("Map NDJSON records with a declarative spec: the streammap CLI (a portable Linux binary) "
            "and its Apache Spark stage (streammap_spark)")
@@ -217,6 +222,18 @@ def build(binary: str, outdir: str) -> Path:
                          "libdl, librt, libstdc++, libgcc_s, ld-linux); build it with scripts/build-portable.sh")
     needs = needed_versions(readelf("-V", binary))
     versions = [v for names in needs.values() for v in names]
+    # ISA-L's inflate, where the release tree holds it beside the binary (scripts/install.sh): installed into the
+    # environment's lib/streammap/, where the binary looks first (IsalInflate.swift). Its needs count for the tag.
+    bundled = [(f"lib/streammap/{ISAL}", Path(binary).resolve().parent.parent / "lib" / "streammap" / ISAL),
+               ("share/doc/streammap/isa-l.copyright", Path(binary).resolve().parent.parent / "share" / "doc" / "streammap" / "isa-l.copyright")]
+    bundled = [(name, path) for name, path in bundled if path.is_file()]
+    for name, path in bundled:
+        if not name.endswith(ISAL):
+            continue
+        refused = disallowed(needed_libraries(readelf("-d", str(path))))
+        if refused:
+            raise BuildError(f"{path} needs {', '.join(refused)}: outside the manylinux set")
+        versions += [v for names in needed_versions(readelf("-V", str(path))).values() for v in names]
     tag = manylinux_tag(versions, arch)
     print(f"build-wheel: {os.path.basename(binary)} {version} needs {', '.join(libraries)}; "
           f"GLIBC {dotted(highest('GLIBC', versions))}, GLIBCXX {dotted(highest('GLIBCXX', versions))}, "
@@ -237,6 +254,8 @@ def build(binary: str, outdir: str) -> Path:
         binary_bytes = f.read()
     entries: List[Tuple[str, bytes, int]] = [(name, path.read_bytes(), REGULAR) for name, path in package_files()]
     entries.append((f"{DIST}-{version}.data/scripts/streammap", binary_bytes, EXECUTABLE))
+    for name, path in bundled:
+        entries.append((f"{DIST}-{version}.data/data/{name}", path.read_bytes(), REGULAR))
     entries.sort(key=lambda e: e[0])
     info: List[Tuple[str, bytes, int]] = [
         (f"{dist_info}/METADATA", metadata(version, license_name).encode("utf-8"), REGULAR),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests the install as a user and a packager would use it: scripts/install.sh into a temporary PREFIX, then what a
-# person gets — exactly the five files, a binary that needs no yajl or Swift library and maps Examples/, a man page
+# person gets — exactly the seven files (ISA-L's inflate beside the binary), a binary that needs no yajl or Swift library and maps Examples/, a man page
 # that `man` finds and renders, completions that bash, zsh and fish load from the prefix and complete with —
 # then DESTDIR staging, the release tarball (scripts/dist.sh: the same files, byte for byte, plus README.md), and
 # uninstall: it leaves the prefix empty and what it did not install in place. Reuses the portable build that
@@ -29,7 +29,8 @@ fail() { echo "install-test: FAILED: $*" >&2; exit 1; }
 ok() { passed=$((passed + 1)); echo "install-test: ok: $*"; }
 
 FILES=$(printf '%s\n' bin/streammap share/bash-completion/completions/streammap share/fish/vendor_completions.d/streammap.fish \
-    share/man/man1/streammap.1 share/zsh/site-functions/_streammap | sort)
+    share/man/man1/streammap.1 share/zsh/site-functions/_streammap lib/streammap/libisal.so.2 share/doc/streammap/isa-l.copyright | sort)
+COUNT=$(echo "$FILES" | wc -l)
 listed() { (cd "$1" && find . -mindepth 1 \( -type f -o -type l \) | sed 's|^\./||' | sort); }
 
 # 1. Install into a temporary prefix.
@@ -37,7 +38,7 @@ prefix="$tmp/prefix"
 PREFIX="$prefix" scripts/install.sh > "$tmp/install.log"
 [ "$(listed "$prefix")" = "$FILES" ] || fail "installed files differ from the list:"$'\n'"$(listed "$prefix")"
 [ -x "$prefix/bin/streammap" ] || fail "bin/streammap is not executable"
-ok "PREFIX install: exactly the five files"
+ok "PREFIX install: exactly the $COUNT files"
 
 bin="$prefix/bin/streammap"
 if ldd "$bin" | grep -E 'libyajl|libswift|libFoundation|libdispatch|libBlocksRuntime'; then
@@ -62,6 +63,15 @@ done
 version=$("$bin" --version)
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "--version printed '$version'"
 ok "the installed binary maps Examples/people.ndjson and says it is version $version"
+
+# 2b. A gzip input is inflated by the ISA-L installed with the binary (the dynamic loader says which file it
+#     opened), and maps as the plain text does.
+gzip -c Examples/people.ndjson > "$tmp/people.ndjson.gz"
+LD_DEBUG=files "$bin" --spec Examples/person.spec.json "$tmp/people.ndjson.gz" > "$tmp/mapped-gz" 2> "$tmp/ld.log" || true
+grep -q "file=$prefix/bin/../lib/streammap/libisal.so.2 " "$tmp/ld.log" \
+    || fail "the binary did not load its own libisal.so.2:"$'\n'"$(grep -i isal "$tmp/ld.log")"
+cmp -s "$tmp/mapped" "$tmp/mapped-gz" || fail "the gzip input mapped otherwise than the plain one"
+ok "a gzip input is inflated by lib/streammap/libisal.so.2 (ISA-L, installed with the binary)"
 
 # 3. The man page: found by name under the prefix, rendered by man -l, and clean under groff's warnings.
 page="$prefix/share/man/man1/streammap.1"
@@ -169,10 +179,10 @@ ok "$name.tar.gz holds exactly the installed files and README.md ($(du -k "$tarb
 
 # 7. Uninstall leaves the prefix empty.
 PREFIX="$prefix" scripts/install.sh --uninstall > "$tmp/uninstall.log"
-[ "$(wc -l < "$tmp/uninstall.log")" = 5 ] || fail "uninstall said: $(cat "$tmp/uninstall.log")"
+[ "$(wc -l < "$tmp/uninstall.log")" = "$COUNT" ] || fail "uninstall said: $(cat "$tmp/uninstall.log")"
 [ -d "$prefix" ] && [ -z "$(ls -A "$prefix")" ] || fail "uninstall left: $(cd "$prefix" && find . -mindepth 1)"
 PREFIX="$prefix" scripts/install.sh --uninstall > "$tmp/uninstall-again.log"
 [ ! -s "$tmp/uninstall-again.log" ] || fail "a second uninstall removed: $(cat "$tmp/uninstall-again.log")"
-ok "uninstall removes the five files and the folders it left empty: the prefix is empty"
+ok "uninstall removes the $COUNT files and the folders it left empty: the prefix is empty"
 
 echo "install-test: $passed passed, 0 failed"

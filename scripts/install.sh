@@ -16,9 +16,12 @@
 #   share/bash-completion/completions/streammap
 #   share/zsh/site-functions/_streammap
 #   share/fish/vendor_completions.d/streammap.fish
+#   lib/streammap/libisal.so.2                  # ISA-L's inflate, where the building machine has libisal.so.2:
+#   share/doc/streammap/isa-l.copyright         #   the binary loads it from there (2.3x zlib's speed on gzip input)
 #
 # The build needs the Swift toolchain and libyajl-dev (scripts/bootstrap.sh installs the latter); the installed
-# files need nothing: the binary depends only on libc, libm, libstdc++ and libgcc_s.
+# files need nothing: the binary depends only on libc, libm, libstdc++ and libgcc_s (ISA-L, which it loads at run
+# time, on libc).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -28,7 +31,14 @@ FILES=(
     share/bash-completion/completions/streammap
     share/zsh/site-functions/_streammap
     share/fish/vendor_completions.d/streammap.fish
+    lib/streammap/libisal.so.2
+    share/doc/streammap/isa-l.copyright
 )
+
+# ISA-L's shared library on this machine (the file, not a link), and its copyright notice: installed beside the
+# binary when both are here. ISA-L is BSD-3-Clause: its notice goes with it.
+isal_library() { readlink -f "$(ldconfig -p 2>/dev/null | awk '$1 == "libisal.so.2" {print $NF; exit}')" 2>/dev/null || true; }
+ISAL_COPYRIGHT=/usr/share/doc/libisal2/copyright
 
 PREFIX="${PREFIX:-/usr/local}"
 PREFIX="${PREFIX%/}"
@@ -79,6 +89,16 @@ stage() {
     "$bin" --generate-completion-script fish > "$dir/share/fish/vendor_completions.d/streammap.fish"
     chmod 0644 "$dir/share/man/man1/streammap.1" "$dir/share/bash-completion/completions/streammap" \
         "$dir/share/zsh/site-functions/_streammap" "$dir/share/fish/vendor_completions.d/streammap.fish"
+    local isal
+    isal=$(isal_library)
+    if [ -n "$isal" ] && [ -f "$isal" ] && [ -f "$ISAL_COPYRIGHT" ]; then
+        mkdir -p "$dir/lib/streammap" "$dir/share/doc/streammap"
+        strip --strip-debug -o "$dir/lib/streammap/libisal.so.2" "$isal"
+        cp "$ISAL_COPYRIGHT" "$dir/share/doc/streammap/isa-l.copyright"
+        chmod 0644 "$dir/lib/streammap/libisal.so.2" "$dir/share/doc/streammap/isa-l.copyright"
+    else
+        echo "install: no libisal.so.2 (libisal-dev) here: the binary will inflate gzip with zlib where the system has no ISA-L" >&2
+    fi
 }
 
 uninstall() {
@@ -112,6 +132,7 @@ case "${1:-}" in
         trap 'rm -rf "$staging"' EXIT
         stage "$staging"
         for file in "${FILES[@]}"; do
+            [ -e "$staging/$file" ] || continue  # (ISA-L, where this machine had none)
             mode=0644; [ "${file%%/*}" = bin ] && mode=0755
             $AS_OWNER install -D -m "$mode" "$staging/$file" "$TARGET/$file"
             echo "installed $TARGET/$file"

@@ -45,6 +45,12 @@ mkdir -p "$OUT/stage"
 SOURCE="$OUT/stage/streammap"
 strip --strip-debug -o "$SOURCE" "$BIN"
 chmod 0755 "$SOURCE"
+# ISA-L beside it, as scripts/install.sh stages the release tree (BINARY/../lib/streammap/).
+ISAL=$(readlink -f "$(ldconfig -p | awk '$1 == "libisal.so.2" {print $NF; exit}')")
+[ -f "$ISAL" ] || fail "no libisal.so.2 here (scripts/bootstrap.sh installs libisal-dev)"
+mkdir -p "$OUT/lib/streammap" "$OUT/share/doc/streammap"
+strip --strip-debug -o "$OUT/lib/streammap/libisal.so.2" "$ISAL"
+cp /usr/share/doc/libisal2/copyright "$OUT/share/doc/streammap/isa-l.copyright"
 WHEEL=$(scripts/build-wheel.py "$SOURCE" "$OUT" | tail -1)
 ok "$(basename "$WHEEL"): $(du -k "$WHEEL" | cut -f1) KiB (the binary: $(du -k "$SOURCE" | cut -f1) KiB)"
 
@@ -68,6 +74,11 @@ version=$("$BIN" --version)
 mapped=$(printf '{"a":1}\n' | streammap --field a=b)
 [ "$mapped" = '{"b":1}' ] || fail "streammap --field a=b printed '$mapped'"
 ok "streammap on PATH is the wheel's ($VBIN/streammap, 0755): --version $version, --field a=b maps {\"a\":1} to $mapped"
+cmp -s "$VENV/lib/streammap/libisal.so.2" "$OUT/lib/streammap/libisal.so.2" || fail "the environment has no lib/streammap/libisal.so.2 of the wheel"
+gz=$(printf '{"a":1}\n' | gzip -c | LD_DEBUG=files streammap --field a=b 2> "$OUT/ld.log")
+[ "$gz" = '{"b":1}' ] || fail "a gzip input mapped to '$gz'"
+grep -q "file=$(realpath "$VBIN")/../lib/streammap/libisal.so.2 " "$OUT/ld.log" || fail "streammap did not load the wheel's libisal.so.2"
+ok "a gzip input is inflated by the wheel's ISA-L ($VENV/lib/streammap/libisal.so.2)"
 
 # (b) The package finds it, imported from the environment's site-packages.
 found=$(cd / && python -c '

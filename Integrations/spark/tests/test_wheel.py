@@ -226,6 +226,26 @@ def test_the_binary_is_in_it_once_0755_and_byte_for_byte(wheel: zipfile.ZipFile,
 
 
 @needs_wheel
+def test_isa_l_travels_as_data_beside_the_binary(wheel: zipfile.ZipFile, version: str) -> None:
+    """Where the release tree holds ISA-L beside the binary (lib/streammap/), the wheel carries it and its
+    copyright notice as data, which pip installs into the environment's lib/ and share/, where the binary looks."""
+    tree = Path(wheel_source()).resolve().parent.parent
+    library = tree / "lib" / "streammap" / "libisal.so.2"
+    entry = f"streammap_spark-{version}.data/data/lib/streammap/libisal.so.2"
+    notice = f"streammap_spark-{version}.data/data/share/doc/streammap/isa-l.copyright"
+    if not library.is_file():
+        assert entry not in wheel.namelist() and notice not in wheel.namelist()
+        return
+    assert wheel.read(entry) == library.read_bytes()
+    assert b"Intel" in wheel.read(notice)
+    if INSTALLED:  # pip put it where the binary looks: BINARY/../lib/streammap/
+        installed = packaged_binary()
+        assert installed is not None
+        beside = Path(os.path.realpath(installed)).parent.parent / "lib" / "streammap" / "libisal.so.2"
+        assert beside.read_bytes() == library.read_bytes()
+
+
+@needs_wheel
 def test_metadata_and_wheel_files(wheel: zipfile.ZipFile, version: str) -> None:
     info = f"streammap_spark-{version}.dist-info"
     metadata = Parser().parsestr(wheel.read(f"{info}/METADATA").decode("utf-8"))

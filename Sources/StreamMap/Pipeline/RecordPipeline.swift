@@ -30,7 +30,8 @@ public struct RecordPipelineSettings: Sendable {
 
     /// A compressed input read from a descriptor (`RecordPipeline.read(_:fileDescriptor:)`) is decompressed on a
     /// thread of its own, a few reads ahead of framing and mapping (`DecodingAhead`); false decompresses on the
-    /// reading thread. What the output sees is the same either way.
+    /// reading thread. What the output sees is the same either way. With `jobs` > 1, a regular file of BGZF or of
+    /// many zstd frames is decompressed by `jobs` threads at once (`ParallelDecoding`), byte-identical too.
     public var decompressesAhead = true
 
     /// What the files mapped ahead (`RecordPipeline.readAhead(paths:stopRequested:)`) may hold in memory together;

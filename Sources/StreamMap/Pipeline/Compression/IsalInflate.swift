@@ -17,7 +17,9 @@ public enum Inflater: String, Sendable, CaseIterable {
     public static var isalIsAvailable: Bool { IsalLibrary.shared != nil }
 }
 
-/// ISA-L's inflate, loaded at run time (dlopen): nothing links it, so every build runs where it is missing.
+/// ISA-L's inflate, loaded at run time (dlopen): nothing links it, so every build runs where it is missing. The
+/// copy installed with the binary comes first — `lib/streammap/libisal.so.2` beside its `bin/` (the release tarball
+/// and the wheel carry one: `scripts/install.sh`) — then the system's (`libisal.so.2` on the library path).
 struct IsalLibrary: @unchecked Sendable {
     // @unchecked: immutable C function pointers.
     let initialize: @convention(c) (UnsafeMutablePointer<inflate_state>?) -> Void
@@ -26,13 +28,26 @@ struct IsalLibrary: @unchecked Sendable {
 
     /// The library, loaded once (nil: not installed, or without these functions).
     static let shared: IsalLibrary? = {
-        guard let handle = dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL) else { return nil }
+        let bundled = executableFolder().map { $0 + "/../lib/streammap/libisal.so.2" }
+        guard let handle = bundled.flatMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }) ?? dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL) else {
+            return nil
+        }
         guard let i = dlsym(handle, "isal_inflate_init"), let r = dlsym(handle, "isal_inflate_reset"),
               let f = dlsym(handle, "isal_inflate") else { return nil }
         return IsalLibrary(initialize: unsafeBitCast(i, to: (@convention(c) (UnsafeMutablePointer<inflate_state>?) -> Void).self),
                            reset: unsafeBitCast(r, to: (@convention(c) (UnsafeMutablePointer<inflate_state>?) -> Void).self),
                            inflate: unsafeBitCast(f, to: (@convention(c) (UnsafeMutablePointer<inflate_state>?) -> Int32).self))
     }()
+
+    /// The folder of the running executable (`/proc/self/exe`), or nil.
+    private static func executableFolder() -> String? {
+        var path = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &path, path.count - 1)
+        guard n > 0 else { return nil }
+        let full = String(decoding: path[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = full.lastIndex(of: "/") else { return nil }
+        return String(full[..<slash])
+    }
 }
 
 /// gzip through ISA-L's `isal_inflate` (gzip wrapper and CRC checked). As `GzipDecompressor`: after a member's
