@@ -13,11 +13,10 @@ import Darwin
 /// The thread never blocks in read(2) for long: it polls the descriptor (50 ms at a time) and looks for `stop`, so
 /// a quiet pipe never keeps the run from ending.
 final class DecodingAhead: @unchecked Sendable {
-    // @unchecked: `results`, `free`, `stopped` and `ended` are read and written only with `mutex` held; `decoding`
-    // and `fd` are the thread's alone once it started; the buffers travel through the two lists.
+    // @unchecked: `results`, `free` and `stopped` are read and written only inside `monitor`; `decoding` and `fd`
+    // are the thread's alone once it started; the buffers travel through the two lists.
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let monitor = Monitor()
     private var results: [(DecodedRead, UnsafeMutableRawBufferPointer)] = []
     private var free: [UnsafeMutableRawBufferPointer] = []
     private var stopped = false
@@ -45,8 +44,6 @@ final class DecodingAhead: @unchecked Sendable {
     private init(decoding: InputDecoding, fd: Int32, roomBytes: Int) {
         self.decoding = decoding
         self.fd = fd
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
         for _ in 0..<Self.depth {
             let b = UnsafeMutableRawBufferPointer.allocate(byteCount: roomBytes, alignment: 64)
             buffers.append(b)
@@ -56,10 +53,6 @@ final class DecodingAhead: @unchecked Sendable {
 
     deinit {
         for b in buffers { b.deallocate() }
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        changed.deallocate()
-        mutex.deallocate()
     }
 
     /// The next read's result, its text copied into `room` (which must be as large as the rooms the thread fills).
@@ -77,32 +70,30 @@ final class DecodingAhead: @unchecked Sendable {
     /// The next read's result and the buffer that holds its text, lent until `recycle` (no copy: the caller frames
     /// the text where it lies); no buffer when stopped. While waiting, asks `stopRequested` as `read` does.
     func take(stopRequested: () -> Bool) -> (DecodedRead, UnsafeMutableRawBufferPointer?) {
-        pthread_mutex_lock(mutex)
-        while results.isEmpty {
-            pthread_mutex_unlock(mutex)
+        while true {
+            let next: (DecodedRead, UnsafeMutableRawBufferPointer)? = monitor.withLock {
+                if results.isEmpty { monitor.wait(milliseconds: 50) }
+                return results.isEmpty ? nil : results.removeFirst()
+            }
+            if let (result, buffer) = next { return (result, buffer) }
             if stopRequested() { return (.failed(errno: EINTR), nil) }
-            pthread_mutex_lock(mutex)
-            if results.isEmpty { Self.wait(changed, mutex, milliseconds: 50) }
         }
-        let (result, buffer) = results.removeFirst()
-        pthread_mutex_unlock(mutex)
-        return (result, buffer)
     }
 
     /// Gives back a buffer `take` lent, for the thread to fill again.
     func recycle(_ buffer: UnsafeMutableRawBufferPointer) {
-        pthread_mutex_lock(mutex)
-        free.append(buffer)
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        monitor.withLock {
+            free.append(buffer)
+            monitor.broadcast()
+        }
     }
 
     /// Stops the thread (after the read it is making) and waits for it.
     func stop() {
-        pthread_mutex_lock(mutex)
-        stopped = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        monitor.withLock {
+            stopped = true
+            monitor.broadcast()
+        }
         thread.join()
     }
 
@@ -111,21 +102,18 @@ final class DecodingAhead: @unchecked Sendable {
     private func run() {
         defer { decoding.release() }
         while true {
-            pthread_mutex_lock(mutex)
-            while free.isEmpty && !stopped { pthread_cond_wait(changed, mutex) }
-            if stopped {
-                pthread_mutex_unlock(mutex)
-                return
+            let taken: UnsafeMutableRawBufferPointer? = monitor.withLock {
+                while free.isEmpty && !stopped { monitor.wait() }
+                return stopped ? nil : free.removeLast()
             }
-            let buffer = free.removeLast()
-            pthread_mutex_unlock(mutex)
+            guard let buffer = taken else { return }
             let fd = self.fd
             let result = decoding.read(into: buffer) { room in self.rawRead(fd, into: room) }
-            pthread_mutex_lock(mutex)
-            results.append((result, buffer))
-            pthread_cond_broadcast(changed)
-            let done = stopped
-            pthread_mutex_unlock(mutex)
+            let done: Bool = monitor.withLock {
+                results.append((result, buffer))
+                monitor.broadcast()
+                return stopped
+            }
             switch result {
             case .bytes: if done { return }
             case .end, .failed, .corrupt, .unsupportedEncoding: return
@@ -139,10 +127,7 @@ final class DecodingAhead: @unchecked Sendable {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&p, 1, 50)
             if ready == 0 || (ready < 0 && errno == EINTR) {
-                pthread_mutex_lock(mutex)
-                let done = stopped
-                pthread_mutex_unlock(mutex)
-                if done {
+                if monitor.withLock({ stopped }) {
                     errno = EINTR
                     return nil
                 }
@@ -152,17 +137,5 @@ final class DecodingAhead: @unchecked Sendable {
             if n >= 0 { return n }
             if errno != EINTR { return nil }
         }
-    }
-
-    private static func wait(_ cond: UnsafeMutablePointer<pthread_cond_t>, _ mutex: UnsafeMutablePointer<pthread_mutex_t>, milliseconds: Int) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var deadline = now
-        deadline.tv_nsec += milliseconds * 1_000_000
-        if deadline.tv_nsec >= 1_000_000_000 {
-            deadline.tv_sec += 1
-            deadline.tv_nsec -= 1_000_000_000
-        }
-        pthread_cond_timedwait(cond, mutex, &deadline)
     }
 }

@@ -117,8 +117,8 @@ final class ParallelDecoding: @unchecked Sendable {
     private var stopped = false
     private var threads = WorkerThreads()
 
-    private let fd: Int32
-    private let startOffset: Int
+    /// The file, from the input's first byte (the descriptor's offset when it started); never moved.
+    private let file: PositionalFile
     private let compression: Compression
     private let inflater: Inflater
     private let roomBytes: Int
@@ -158,12 +158,13 @@ final class ParallelDecoding: @unchecked Sendable {
         guard start >= 0, size > 0 else { return nil }
         let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size, probeBytes), alignment: 16)
         defer { probe.deallocate() }
-        let got = fullRead(fd, into: probe, at: start)
+        let file = PositionalFile(descriptor: fd, base: start)
+        let got = fullRead(file, into: probe)
         guard got > 0 else { return nil }
         let bytes = UnsafeRawBufferPointer(rebasing: probe[..<got])
         guard let compression = Compression.detect(bytes), compression == .zstd || compression == .gzip,
               startsWithAFrame(compression, bytes, maxFrameText: maxFrameText) else { return nil }
-        let decoding = ParallelDecoding(fd: fd, startOffset: start, compression: compression, inflater: inflater,
+        let decoding = ParallelDecoding(file: file, compression: compression, inflater: inflater,
                                         roomBytes: roomBytes, unitBytes: min(max(size / (threads * 4), 64 << 10), 1 << 20),
                                         threads: threads, maxFrameText: maxFrameText)
         guard decoding.threads.start(1, { decoding.split() }) == nil,
@@ -186,11 +187,10 @@ final class ParallelDecoding: @unchecked Sendable {
         return false
     }
 
-    private init(fd: Int32, startOffset: Int, compression: Compression, inflater: Inflater, roomBytes: Int, unitBytes: Int, threads: Int,
+    private init(file: PositionalFile, compression: Compression, inflater: Inflater, roomBytes: Int, unitBytes: Int, threads: Int,
                  maxFrameText: Int) {
         self.maxFrameText = maxFrameText
-        self.fd = fd
-        self.startOffset = startOffset
+        self.file = file
         self.compression = compression
         self.inflater = inflater
         self.roomBytes = roomBytes
@@ -344,16 +344,16 @@ final class ParallelDecoding: @unchecked Sendable {
         for case .unit(let unit) in entries { unit.release() }
         entries = []
         toDecode = []
-        replay = Replay(decoding: InputDecoding(detect: true, inflater: inflater), offset: startOffset, drop: handedOn,
+        replay = Replay(decoding: InputDecoding(detect: true, inflater: inflater), offset: 0, drop: handedOn,
                         scratch: .allocate(byteCount: roomBytes, alignment: 16))
     }
 
     private func replayRead(into room: UnsafeMutableRawBufferPointer, stopRequested: () -> Bool) -> DecodedRead {
-        let fd = self.fd
+        let file = self.file
         while replay!.drop > 0 {
             if stopRequested() { return .failed(errno: EINTR) }
             var offset = replay!.offset
-            let result = replay!.decoding.read(into: replay!.scratch) { Self.rawRead(fd, into: $0, at: &offset) }
+            let result = replay!.decoding.read(into: replay!.scratch) { Self.rawRead(file, into: $0, at: &offset) }
             replay!.offset = offset
             guard case .bytes(let n) = result else { return result }
             if n <= replay!.drop {
@@ -366,29 +366,24 @@ final class ParallelDecoding: @unchecked Sendable {
             return .bytes(kept)
         }
         var offset = replay!.offset
-        let result = replay!.decoding.read(into: room) { Self.rawRead(fd, into: $0, at: &offset) }
+        let result = replay!.decoding.read(into: room) { Self.rawRead(file, into: $0, at: &offset) }
         replay!.offset = offset
         return result
     }
 
-    /// One read(2)'s worth at `offset` (as many bytes as a regular file gives: all, or what is left), retried on
-    /// EINTR; nil with errno set.
-    private static func rawRead(_ fd: Int32, into room: UnsafeMutableRawBufferPointer, at offset: inout Int) -> Int? {
-        while true {
-            let n = pread(fd, room.baseAddress, room.count, off_t(offset))
-            if n >= 0 {
-                offset += n
-                return n
-            }
-            if errno != EINTR { return nil }
-        }
+    /// One read(2)'s worth at `offset` (as many bytes as a regular file gives: all, or what is left), which it
+    /// moves on; nil with errno set.
+    private static func rawRead(_ file: PositionalFile, into room: UnsafeMutableRawBufferPointer, at offset: inout Int) -> Int? {
+        guard let n = file.read(into: room, at: offset) else { return nil }
+        offset += n
+        return n
     }
 
-    /// Reads until `room` is full or the file ends; the count read, or -1.
-    private static func fullRead(_ fd: Int32, into room: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        var got = 0, at = offset
+    /// Reads the file's first bytes until `room` is full or the file ends; the count read, or -1.
+    private static func fullRead(_ file: PositionalFile, into room: UnsafeMutableRawBufferPointer) -> Int {
+        var got = 0
         while got < room.count {
-            guard let n = rawRead(fd, into: UnsafeMutableRawBufferPointer(rebasing: room[got...]), at: &at) else { return -1 }
+            guard let n = file.read(into: UnsafeMutableRawBufferPointer(rebasing: room[got...]), at: got) else { return -1 }
             if n == 0 { break }
             got += n
         }
@@ -400,7 +395,7 @@ final class ParallelDecoding: @unchecked Sendable {
     private func split() {
         var carry = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 << 20, alignment: 16)
         defer { carry.deallocate() }
-        var carryOffset = startOffset  // the file offset of carry[0]
+        var carryOffset = 0  // the input offset of carry[0]
         var count = 0, at = 0, unitStart = 0
         var unitText = 0, unitExact = true
         var ended = false
@@ -467,7 +462,7 @@ final class ParallelDecoding: @unchecked Sendable {
                 carry = larger
             }
             var offset = carryOffset + count
-            guard let n = Self.rawRead(fd, into: UnsafeMutableRawBufferPointer(rebasing: carry[count...]), at: &offset) else {
+            guard let n = Self.rawRead(file, into: UnsafeMutableRawBufferPointer(rebasing: carry[count...]), at: &offset) else {
                 last(.irregular)  // decompressing in order meets the failed read itself
                 return
             }
