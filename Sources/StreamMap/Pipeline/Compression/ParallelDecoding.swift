@@ -21,7 +21,8 @@ import CZstd
 /// one more decompression up to its fault.
 ///
 /// Only for a regular file (the replay reads it again from its start); memory: at most `aheadBytes` of compressed
-/// and decompressed units waiting, and one frame's compressed bytes on the reading thread.
+/// and decompressed units waiting, `spareBytes` of text buffers kept for reuse, the units the batches in flight
+/// still read, and one frame's compressed bytes on the reading thread.
 final class ParallelDecoding: @unchecked Sendable {
     // @unchecked: `entries`, `toDecode`, `unitsAhead`, `bytesAhead`, `stopped` and a unit's `state` are read and
     // written only inside `monitor`; a unit's buffers are written by the one thread that decodes it (while its
@@ -29,14 +30,16 @@ final class ParallelDecoding: @unchecked Sendable {
     // thread's alone.
 
     /// Buffers for units' text, kept once their text is mapped for the next units (fresh ones would be
-    /// page-faulted in again). Shared with the text blocks, which may outlive the decoding (batches still mapping).
+    /// page-faulted in again), up to `byteLimit` bytes in all. Shared with the text blocks, which may outlive the
+    /// decoding (batches still mapping).
     final class SpareBuffers: @unchecked Sendable {
         // @unchecked: `buffers` only inside `monitor`.
         private let monitor = Monitor()
         private var buffers: [UnsafeMutableRawBufferPointer] = []
-        private let limit: Int
+        private var bytes = 0
+        private let byteLimit: Int
 
-        init(limit: Int) { self.limit = limit }
+        init(byteLimit: Int) { self.byteLimit = byteLimit }
 
         deinit { for b in buffers { b.deallocate() } }
 
@@ -44,6 +47,7 @@ final class ParallelDecoding: @unchecked Sendable {
         func take(_ count: Int) -> UnsafeMutableRawBufferPointer {
             let spare: UnsafeMutableRawBufferPointer? = monitor.withLock {
                 guard let i = buffers.firstIndex(where: { $0.count >= count }) else { return nil }
+                bytes -= buffers[i].count
                 return buffers.remove(at: i)
             }
             return spare ?? .allocate(byteCount: max(1, count), alignment: 64)
@@ -51,7 +55,8 @@ final class ParallelDecoding: @unchecked Sendable {
 
         func give(_ buffer: UnsafeMutableRawBufferPointer) {
             let kept: Bool = monitor.withLock {
-                guard buffers.count < limit else { return false }
+                guard bytes + buffer.count <= byteLimit else { return false }
+                bytes += buffer.count
                 buffers.append(buffer)
                 return true
             }
@@ -140,6 +145,8 @@ final class ParallelDecoding: @unchecked Sendable {
     static let aheadBytes = 256 << 20
     /// The text of one frame, at most (a larger frame is decompressed in order).
     static let maxFrameText = 64 << 20
+    /// Text buffers kept for reuse, at most (beside the units ahead).
+    static let spareBytes = 64 << 20
     /// A unit is cut once it holds this much text (or `unitBytes` compressed bytes).
     static let unitText = 8 << 20
     /// What the first look at the file reads.
@@ -196,7 +203,7 @@ final class ParallelDecoding: @unchecked Sendable {
         self.roomBytes = roomBytes
         self.unitBytes = unitBytes
         maxUnitsAhead = 2 * threads + 2
-        spares = SpareBuffers(limit: maxUnitsAhead)
+        spares = SpareBuffers(byteLimit: Self.spareBytes)
     }
 
     deinit {
