@@ -220,6 +220,55 @@ struct RecordFilterTests {
         }
     }
 
+    /// The filter reads the projection of a whole record (only the members it reads, after one pass that validates
+    /// every byte), as the mapping does, and when both read some members of each record, one projection holds what
+    /// either reads (a member one reads whole is kept whole; a string is lifted out only when both take it so):
+    /// the outcomes, outputs and error messages are the tree engine's, a record the projector does not vouch for is
+    /// parsed whole, and the strings are read from the record.
+    @Test(arguments: [
+        // (fields, records kept by the filter, records projected, one projection for both); the filter reads `user`
+        // whole, so an escaped key in it does not stop a projection
+        (#"{"id":"id","user.name":"name"}"#, 4, 6, true),
+        (#"{"user":"u","type":{"to":"t","type":"integer"}}"#, 4, 6, true),  // the mapping reads `user` whole
+        (#"{"type":"t","id":{"to":"i","type":"string"}}"#, 4, 6, true),  // both read the string `type`
+        (#"{"user":{"to":"u","via":{"object":{"fields":{"name":"n"}}}}}"#, 4, 6, true),  // the filter reads `user` whole
+        (#"{"fields":{"type":"t"},"unmapped":"keep"}"#, 4, 6, false),  // the mapping reads everything: the filter alone
+    ] as [(String, Int, Int, Bool)])
+    func theFilterReadsTheRecordsProjection(fields: String, kept: Int, projected: Int, shared: Bool) throws {
+        let fields = fields.hasPrefix(#"{"fields""#) ? String(fields.dropFirst().dropLast()) : #""fields":\#(fields)"#
+        let spec = try Spec(json: #"{\#(fields),"where":"type == \"Push\\\"Event\" && (user.age >= 18 || user == \"x\")"}"#)
+        let filter = try #require(spec.filter)
+        let big = String(repeating: #"{"k":[1,2.5e3,"s\u00e9"],"n":null},"#, count: 50)
+        let records = [
+            #"{"id":1,"type":"Push\"Event","user":{"age":18,"name":"a","x":[\#(big)0]},"payload":[\#(big)1]}"#,  // kept
+            #"{"id":2,"type":"Push\u0022Event","user":{"age":17.9,"name":"b"},"payload":[\#(big)1]}"#,  // dropped
+            #"{"payload":[\#(big)1],"user":{"age":1e2},"type":"Push\"Event","id":3}"#,  // kept
+            #"{"id":4,"type":"Push\"Event","user":{"age":18},"payload":[\#(big)1}"#,  // syntax error after the fields
+            #"{"id":5,"type":"Other","payload":"\x"}"#,  // a bad escape in a member neither reads
+            #"{"id":6,"type":"Push\"Event","user":{"a\u0067e":30}}"#,  // an escaped key: kept
+            #"[{"type":"Push\"Event"}]"#,  // not an object
+            #"{"type":"Push\"Event","user":{"age":20,"age":"x"},"id":7}"#,  // duplicate keys: the last one counts
+            #"{"type":"Push\"Event","user":"x","id":8}"#,  // kept
+        ]
+        var stream = StreamEngine(mapper: spec.mapper, filter: filter)
+        let tree = TreeEngine(mapper: spec.mapper, filter: filter)
+        var keptByFilter = 0
+        for record in records {
+            var a = JSONWriter(), b = JSONWriter()
+            let streamed = Array(record.utf8).withUnsafeBytes { stream.map(record: $0, into: &a) }
+            let built = Array(record.utf8).withUnsafeBytes { tree.map(record: $0, into: &b) }
+            #expect("\(streamed)" == "\(built)", "\(record.prefix(80))")
+            #expect(a.bytes == b.bytes, "\(record.prefix(80))")
+            switch streamed {
+            case .filtered, .rejected(.syntax): break
+            default: keptByFilter += 1
+            }
+        }
+        #expect(keptByFilter == kept)
+        #expect(stream.filterProjections == projected)
+        #expect(stream.filterSharesProjection == shared)
+    }
+
     final class Counter: RecordPipelineOutput {
         var mappedRecords = JSONWriter()
         var lines: [String] = []

@@ -37,16 +37,31 @@ final class RecordProjector {
     /// The strings lifted out of the record in progress (for the field inputs that take them).
     let lifts = LiftedStrings()
 
-    /// The projector of `root`'s records, or nil when `root` reads every member of a record (nothing to drop).
-    init?(root: EventConsumer) {
-        guard let plan = cjsonscan_projection_new() else { return nil }
-        var builder = ProjectionBuilder(plan: plan, lifts: lifts)
-        guard root.projectionNode(in: &builder) == 0, !builder.failed, cjsonscan_projection_seal(plan) != 0 else {
+    /// The projector of `roots`' records: each parses the projection with a parser of its own, which holds the
+    /// members any of them reads (the union of their plans: a member one reads whole is kept whole). Nil when one
+    /// of them reads every member of a record (nothing to drop).
+    init?(roots: [EventConsumer]) {
+        var builder = ProjectionBuilder(lifts: lifts)
+        var nodes: [Int32] = []
+        for root in roots {
+            guard let node = root.projectionNode(in: &builder) else { break }
+            nodes.append(node)
+        }
+        guard nodes.count == roots.count, let first = nodes.first, let plan = cjsonscan_projection_new() else {
+            builder.withdrawLifts()
+            return nil
+        }
+        let root = nodes.dropFirst().reduce(first) { builder.union($0, $1) }
+        guard builder.emit(root, into: plan), cjsonscan_projection_seal(plan) != 0 else {
             cjsonscan_projection_free(plan)
+            builder.withdrawLifts()
             return nil
         }
         self.plan = plan
     }
+
+    /// The projector of `root`'s records, or nil when `root` reads every member of a record (nothing to drop).
+    convenience init?(root: EventConsumer) { self.init(roots: [root]) }
 
     deinit {
         cjsonscan_projection_free(plan)
@@ -119,6 +134,9 @@ final class LiftedStrings {
     /// The parse of the projection is over (however it ended).
     func end() { projection = nil }
 
+    /// Another parse of the same projection follows (each consumer's strings are taken again, in order).
+    func rewind() { cursor = 0 }
+
     /// When `value` (the bytes of a string event, or of a number's) is the placeholder of a lifted value, the value
     /// as it is in the record (a string's quotes included); else nil.
     @inline(__always)
@@ -150,15 +168,23 @@ final class LiftedStrings {
     }
 }
 
-/// Builds a `cjsonscan_projection` from the consumers' answers (`EventConsumer.projectionNode`).
+/// Collects the consumers' answers (`EventConsumer.projectionNode`) as a tree of nodes, which `RecordProjector`
+/// writes into a `cjsonscan_projection` (node 0 the record), after merging the trees of several consumers.
 struct ProjectionBuilder {
-    fileprivate let plan: OpaquePointer
+    /// A member a node keeps: whole (`child` nil, its non-empty string lifted out when `lifted`), or, when its value
+    /// is an object, the members of node `child`.
+    fileprivate struct Member {
+        var key: [UInt8]
+        var child: Int32?
+        var lifted: Bool
+    }
+    fileprivate private(set) var nodes: [[Member]] = []
     /// Given to the field inputs that take lifted strings.
     let lifts: LiftedStrings?
-    fileprivate(set) var failed = false
+    /// The consumers given `lifts` (given nil again when no projector is made: they must not keep a dangling one).
+    private var liftedConsumers: [EventConsumer] = []
 
-    fileprivate init(plan: OpaquePointer, lifts: LiftedStrings?) {
-        self.plan = plan
+    fileprivate init(lifts: LiftedStrings?) {
         self.lifts = lifts
     }
 
@@ -166,23 +192,87 @@ struct ProjectionBuilder {
     /// it takes the value's string lifted out of the projection).
     mutating func addMember(_ key: [UInt8], to node: Int32, consumer: EventConsumer) {
         let child = consumer.projectionNode(in: &self)
-        addKey(key, to: node, child: child, lifted: child == nil && consumer.takesLiftedStrings(from: lifts))
+        var lifted = false
+        if child == nil && consumer.takesLiftedStrings(from: lifts) {
+            lifted = true
+            liftedConsumers.append(consumer)
+        }
+        addKey(key, to: node, child: child, lifted: lifted)
     }
 
     /// A new node (an object of which only the members of the keys added to it are read).
     mutating func addNode() -> Int32? {
-        let node = cjsonscan_projection_add_node(plan)
-        if node < 0 { failed = true }
-        return node < 0 ? nil : node
+        guard nodes.count < Int32.max else { return nil }
+        nodes.append([])
+        return Int32(nodes.count - 1)
     }
 
     /// The member of `key` in `node`'s objects is read: whole (`child` nil), or, when its value is an object, only
     /// the members `child` keeps.
     mutating func addKey(_ key: [UInt8], to node: Int32, child: Int32?, lifted: Bool = false) {
-        let added = key.withUnsafeBufferPointer {
-            cjsonscan_projection_add_key(plan, node, $0.baseAddress, $0.count, child ?? -1, lifted ? 1 : 0)
+        nodes[Int(node)].append(Member(key: key, child: child, lifted: child == nil && lifted))
+    }
+
+    /// A node that keeps what `a` or `b` keeps: a key's member whole when either keeps it whole, else the union of
+    /// their nodes; lifted only when every node that keeps it lifts it (a consumer that does not take lifted strings
+    /// must find the string in the projection). (A work list, not recursion: a spec's paths may be deep.)
+    fileprivate mutating func union(_ a: Int32, _ b: Int32) -> Int32 {
+        nodes.append([])
+        let merged = Int32(nodes.count - 1)
+        var work = [(into: merged, a: a, b: b)]
+        while let (into, a, b) = work.popLast() {
+            var members: [Member] = []
+            var at: [[UInt8]: Int] = [:]
+            for member in nodes[Int(a)] + nodes[Int(b)] {
+                guard let i = at[member.key] else {
+                    at[member.key] = members.count
+                    members.append(member)
+                    continue
+                }
+                let kept = members[i]
+                if let x = kept.child, let y = member.child {
+                    nodes.append([])
+                    members[i].child = Int32(nodes.count - 1)
+                    work.append((Int32(nodes.count - 1), x, y))
+                } else {
+                    members[i].child = nil
+                }
+                members[i].lifted = members[i].child == nil && kept.lifted && member.lifted
+            }
+            nodes[Int(into)] = members
         }
-        if added == 0 { failed = true }
+        return merged
+    }
+
+    /// Writes `node` and the nodes under it into `plan`, `node` first (the kernel starts at node 0); false when the
+    /// plan is full. (A work list, not recursion: a spec's paths may be deep.)
+    fileprivate func emit(_ node: Int32, into plan: OpaquePointer) -> Bool {
+        let first = cjsonscan_projection_add_node(plan)
+        guard first >= 0 else { return false }
+        var work = [(node: node, id: first)]
+        var next = 0
+        while next < work.count {
+            let (node, id) = work[next]
+            next += 1
+            for member in nodes[Int(node)] {
+                var child: Int32 = -1
+                if let c = member.child {
+                    child = cjsonscan_projection_add_node(plan)
+                    guard child >= 0 else { return false }
+                    work.append((c, child))
+                }
+                let added = member.key.withUnsafeBufferPointer {
+                    cjsonscan_projection_add_key(plan, id, $0.baseAddress, $0.count, child, member.lifted ? 1 : 0)
+                }
+                guard added != 0 else { return false }
+            }
+        }
+        return true
+    }
+
+    /// The consumers given `lifts` forget them.
+    fileprivate func withdrawLifts() {
+        for consumer in liftedConsumers { _ = consumer.takesLiftedStrings(from: nil) }
     }
 }
 
@@ -227,7 +317,7 @@ struct ProjectionBuilder {
     ) -> Projection? {
         guard let kernel = cjsonscan_projection_new() else { return nil }
         defer { cjsonscan_projection_free(kernel) }
-        var builder = ProjectionBuilder(plan: kernel, lifts: nil)
+        var builder = ProjectionBuilder(lifts: nil)
         func add(_ plan: Plan) -> Int32? {
             guard let node = builder.addNode() else { return nil }
             for (key, child) in plan.keys {
@@ -236,7 +326,7 @@ struct ProjectionBuilder {
             }
             return node
         }
-        guard add(plan) == 0, !builder.failed, cjsonscan_projection_seal(kernel) != 0,
+        guard add(plan) == 0, builder.emit(0, into: kernel), cjsonscan_projection_seal(kernel) != 0,
               let p = record.baseAddress?.assumingMemoryBound(to: UInt8.self), record.count > 0 else { return nil }
         var out = [UInt8](repeating: 0, count: record.count + 64)
         var lifts = [cjsonscan_lift](repeating: cjsonscan_lift(), count: max(liftCapacity, 1))

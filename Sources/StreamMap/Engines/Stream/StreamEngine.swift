@@ -46,6 +46,10 @@ public struct StreamEngine: RecordEngine {
     var projections: Int { plan?.projector?.projections ?? 0 }
     /// Strings the projections lifted out and field inputs took (`LiftedStrings`), for the tests.
     var liftedStrings: Int { plan?.projector?.lifts.taken ?? 0 }
+    /// Records the filter read from their projection, for the tests.
+    var filterProjections: Int { plan?.filterProjector?.projections ?? 0 }
+    /// Whether the filter and the mapping read one projection of each record, for the tests.
+    var filterSharesProjection: Bool { plan?.sharesProjection ?? false }
 
     /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
@@ -57,23 +61,28 @@ public struct StreamEngine: RecordEngine {
         return mapWhole(record, into: &writer)
     }
 
-    /// A whole record: the filter first, from a parse of its own that skips what it does not read (a record it
-    /// drops is not mapped at all); then the mapping — a verbatim copy when the mapping copies the record as it
-    /// is, else a parse that skips what the mapping does not read. Both parses give yajl's verdict on the whole
-    /// record, whatever they skip, so a syntax error is reported by the first exactly as by one shared parse.
+    /// A whole record: the filter first, from a parse of its own that reads only what the filter reads (a record
+    /// it drops is not mapped at all); then the mapping — a verbatim copy when the mapping copies the record as it
+    /// is, else a parse that reads only what the mapping reads. Each parse is the projection of the record when
+    /// the projector vouches for the whole record (`RecordProjector`), else the record itself with yajl skipping,
+    /// so both give yajl's verdict on the whole record and a syntax error is reported by the first exactly as by
+    /// one shared parse.
     private func mapWhole(_ record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         let plan = plan.unsafelyUnwrapped
+        /// The projection the filter read, when the mapping reads the same one.
+        var shared: UnsafeRawBufferPointer?
         if let capture = plan.capture {
-            let parser = plan.filterParser(options: parserOptions)
-            capture.reset()
-            do {
-                try parser.feed(record)
-                try parser.finish()
-            } catch {
-                return .rejected(.syntax(Self.syntaxError(error)))
+            let projected = plan.filterProjector?.project(record, maximumDepth: parserOptions.maximumDepth)
+            if let dropped = filterDrops(record, projected: projected, plan: plan, capture: capture) {
+                plan.filterProjector?.lifts.end()
+                return dropped
             }
-            guard parser.completed else { return Self.noValue(record.count) }
-            if !capture.keeps() { return .filtered }
+            if plan.sharesProjection {
+                shared = projected
+                plan.filterProjector?.lifts.rewind()
+            } else {
+                plan.filterProjector?.lifts.end()
+            }
         }
         if let types = plan.verbatimTypes,
            let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
@@ -81,7 +90,7 @@ public struct StreamEngine: RecordEngine {
             return .mapped(warnings: [])
         }
         if let projector = plan.projector,
-           let projected = projector.project(record, maximumDepth: parserOptions.maximumDepth) {
+           let projected = shared ?? (plan.sharesProjection ? nil : projector.project(record, maximumDepth: parserOptions.maximumDepth)) {
             // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
             defer { projector.lifts.end() }
             let parser = plan.wholeRecordParser(options: parserOptions)
@@ -101,6 +110,37 @@ public struct StreamEngine: RecordEngine {
             return .rejected(.syntax(Self.syntaxError(error)))
         }
         return Self.outcome(parser, root: plan.root, capture: nil, recordLength: record.count, into: &writer)
+    }
+
+    /// The filter's verdict on a whole record: nil when it keeps it, else the record's outcome (filtered, or the
+    /// syntax error that the filter's parse found).
+    /// `projected`: the record's projection by `plan.filterProjector`, if it made one.
+    private func filterDrops(
+        _ record: UnsafeRawBufferPointer, projected: UnsafeRawBufferPointer?, plan: CompiledPlan, capture: FilterCapture
+    ) -> RecordOutcome? {
+        let parser = plan.filterParser(options: parserOptions)
+        capture.reset()
+        if let projected {
+            // Valid JSON, and the events the capture acts on (with the mapping's members, which it skips): yajl
+            // parses the projection alone.
+            do {
+                try parser.feedScanned(projected)
+                try parser.finish()
+                if parser.completed { return capture.keeps() ? nil : .filtered }
+            } catch {
+                // (Not expected of a projection the kernel vouched for: the record is parsed whole below.)
+            }
+            parser.restart()
+            capture.reset()
+        }
+        do {
+            try parser.feed(record)
+            try parser.finish()
+        } catch {
+            return .rejected(.syntax(Self.syntaxError(error)))
+        }
+        guard parser.completed else { return Self.noValue(record.count) }
+        return capture.keeps() ? nil : .filtered
     }
 
     public mutating func beginRecord() {
@@ -218,6 +258,11 @@ final class CompiledPlan {
     let verbatimTypes: JSONTypeSet??
     /// Set when the mapping reads only some members of a record's objects: what yajl parses of each record.
     let projector: RecordProjector?
+    /// The same for the filter's parse of its own (`capture`): what yajl parses of each record for the filter.
+    let filterProjector: RecordProjector?
+    /// The filter and the mapping parse the same projection (`projector` is `filterProjector`, which keeps what
+    /// either reads): one pass over the record for both.
+    let sharesProjection: Bool
     /// The parsers of whole records, restarted for each: a record costs no parser object.
     private var reusableParser: StreamParser?
     private var reusableFilterParser: StreamParser?
@@ -242,7 +287,14 @@ final class CompiledPlan {
         } else {
             verbatimTypes = nil
         }
-        projector = RecordProjector(root: root)
+        if let capture, let both = RecordProjector(roots: [root, capture.consumer]) {
+            (projector, filterProjector, sharesProjection) = (both, both, true)
+        } else {
+            projector = RecordProjector(root: root)
+            // (A filter that reads every member leaves the mapping its projector; else the filter has one alone.)
+            filterProjector = projector == nil ? capture.flatMap { RecordProjector(root: $0.consumer) } : nil
+            sharesProjection = false
+        }
     }
 
     func wholeRecordParser(options: JSONParserOptions) -> StreamParser {
