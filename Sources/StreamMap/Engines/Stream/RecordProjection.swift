@@ -38,13 +38,15 @@ final class RecordProjector {
     let lifts = LiftedStrings()
 
     /// The projector of `roots`' records: each parses the projection with a parser of its own, which holds the
-    /// members any of them reads (the union of their plans: a member one reads whole is kept whole). Nil when one
-    /// of them reads every member of a record (nothing to drop).
-    init?(roots: [EventConsumer]) {
+    /// members any of them reads (the union of their plans: a member one reads whole is kept whole). Strings are
+    /// lifted out only for the roots marked `lifts` (the others' inputs find every string in the projection). Nil
+    /// when one of them reads every member of a record (nothing to drop).
+    init?(roots: [(consumer: EventConsumer, lifts: Bool)]) {
         var builder = ProjectionBuilder(lifts: lifts)
         var nodes: [Int32] = []
         for root in roots {
-            guard let node = root.projectionNode(in: &builder) else { break }
+            builder.lifts = root.lifts ? lifts : nil
+            guard let node = root.consumer.projectionNode(in: &builder) else { break }
             nodes.append(node)
         }
         guard nodes.count == roots.count, let first = nodes.first, let plan = cjsonscan_projection_new() else {
@@ -61,7 +63,7 @@ final class RecordProjector {
     }
 
     /// The projector of `root`'s records, or nil when `root` reads every member of a record (nothing to drop).
-    convenience init?(root: EventConsumer) { self.init(roots: [root]) }
+    convenience init?(root: EventConsumer, lifts: Bool = true) { self.init(roots: [(root, lifts)]) }
 
     deinit {
         cjsonscan_projection_free(plan)
@@ -134,9 +136,6 @@ final class LiftedStrings {
     /// The parse of the projection is over (however it ended).
     func end() { projection = nil }
 
-    /// Another parse of the same projection follows (each consumer's strings are taken again, in order).
-    func rewind() { cursor = 0 }
-
     /// When `value` (the bytes of a string event, or of a number's) is the placeholder of a lifted value, the value
     /// as it is in the record (a string's quotes included); else nil.
     @inline(__always)
@@ -179,8 +178,8 @@ struct ProjectionBuilder {
         var lifted: Bool
     }
     fileprivate private(set) var nodes: [[Member]] = []
-    /// Given to the field inputs that take lifted strings.
-    let lifts: LiftedStrings?
+    /// Given to the field inputs that take lifted strings (nil: no string is lifted).
+    var lifts: LiftedStrings?
     /// The consumers given `lifts` (given nil again when no projector is made: they must not keep a dangling one).
     private var liftedConsumers: [EventConsumer] = []
 

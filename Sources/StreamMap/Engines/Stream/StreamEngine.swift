@@ -73,13 +73,13 @@ public struct StreamEngine: RecordEngine {
         var shared: UnsafeRawBufferPointer?
         if let capture = plan.capture {
             let projected = plan.filterProjector?.project(record, maximumDepth: parserOptions.maximumDepth)
-            if let dropped = filterDrops(record, projected: projected, plan: plan, capture: capture) {
+            let filterReads = projected.map { plan.filterReprojector?.project($0, maximumDepth: parserOptions.maximumDepth) ?? $0 }
+            if let dropped = filterDrops(record, projected: filterReads, plan: plan, capture: capture) {
                 plan.filterProjector?.lifts.end()
                 return dropped
             }
             if plan.sharesProjection {
-                shared = projected
-                plan.filterProjector?.lifts.rewind()
+                shared = projected  // (the filter took no string lifted out of it: they are all the mapping's)
             } else {
                 plan.filterProjector?.lifts.end()
             }
@@ -114,15 +114,15 @@ public struct StreamEngine: RecordEngine {
 
     /// The filter's verdict on a whole record: nil when it keeps it, else the record's outcome (filtered, or the
     /// syntax error that the filter's parse found).
-    /// `projected`: the record's projection by `plan.filterProjector`, if it made one.
+    /// `projected`: what the filter reads of the record's projection by `plan.filterProjector`, if it made one.
     private func filterDrops(
         _ record: UnsafeRawBufferPointer, projected: UnsafeRawBufferPointer?, plan: CompiledPlan, capture: FilterCapture
     ) -> RecordOutcome? {
         let parser = plan.filterParser(options: parserOptions)
         capture.reset()
         if let projected {
-            // Valid JSON, and the events the capture acts on (with the mapping's members, which it skips): yajl
-            // parses the projection alone.
+            // Valid JSON, and the events the capture acts on (and, where its own pass over a shared projection
+            // declined, the mapping's members, which it skips): yajl parses the projection alone.
             do {
                 try parser.feedScanned(projected)
                 try parser.finish()
@@ -260,9 +260,12 @@ final class CompiledPlan {
     let projector: RecordProjector?
     /// The same for the filter's parse of its own (`capture`): what yajl parses of each record for the filter.
     let filterProjector: RecordProjector?
-    /// The filter and the mapping parse the same projection (`projector` is `filterProjector`, which keeps what
-    /// either reads): one pass over the record for both.
+    /// The filter and the mapping read the same projection (`projector` is `filterProjector`, which keeps what
+    /// either reads, strings lifted out for the mapping only): one pass over the record for both.
     let sharesProjection: Bool
+    /// With a shared projection: the filter's members of it (a pass over the projection, a few hundred bytes of a
+    /// tweet), which yajl parses for the filter, instead of the projection with the mapping's members skipped.
+    let filterReprojector: RecordProjector?
     /// The parsers of whole records, restarted for each: a record costs no parser object.
     private var reusableParser: StreamParser?
     private var reusableFilterParser: StreamParser?
@@ -287,13 +290,14 @@ final class CompiledPlan {
         } else {
             verbatimTypes = nil
         }
-        if let capture, let both = RecordProjector(roots: [root, capture.consumer]) {
+        if let capture, let both = RecordProjector(roots: [(root, true), (capture.consumer, false)]) {
             (projector, filterProjector, sharesProjection) = (both, both, true)
+            filterReprojector = RecordProjector(root: capture.consumer, lifts: false)
         } else {
             projector = RecordProjector(root: root)
             // (A filter that reads every member leaves the mapping its projector; else the filter has one alone.)
             filterProjector = projector == nil ? capture.flatMap { RecordProjector(root: $0.consumer) } : nil
-            sharesProjection = false
+            (sharesProjection, filterReprojector) = (false, nil)
         }
     }
 
