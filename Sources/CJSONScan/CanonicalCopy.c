@@ -13,6 +13,7 @@
 // more. A duplicate, or keys made to share a hash past a few probes, answer -1: the caller then maps the value
 // through events, which decide (and stay linear on colliding keys).
 
+#include "KernelChoice.h"
 #include "CJSONScan.h"
 #include "StringEscapes.h"
 
@@ -208,7 +209,7 @@ __attribute__((target("avx2"))) STRING_RUN(string_run_avx2) {
 #undef V
 #pragma clang attribute pop
 
-static inline int avx2(void) { return __builtin_cpu_supports("avx2"); }
+static inline int avx2(void) { return cjsonscan_avx2_chosen(); }
 #else
 #define canonical_copy_avx2 canonical_copy_portable
 #define copy_string_avx2 copy_string_portable

@@ -7,6 +7,7 @@
 // are valid, but for a character that `e` cuts short. A block of plain ASCII after a whole character skips the
 // lookups.
 
+#include "KernelChoice.h"
 #include "CJSONScan.h"
 
 #include <stdint.h>
@@ -110,12 +111,12 @@ AVX2 static size_t plain_prefix_avx2(const unsigned char *p, size_t n) {
 }
 
 size_t cjsonscan_plain_prefix(const unsigned char *p, size_t n) {
-    if (!__builtin_cpu_supports("avx2")) return 0;
+    if (!cjsonscan_avx2_chosen()) return 0;
     return plain_prefix_avx2(p, n);
 }
 
 int cjsonscan_accelerated(void) {
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
+    return cjsonscan_avx2_chosen();
 }
 
 #else

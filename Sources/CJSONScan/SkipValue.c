@@ -8,6 +8,7 @@
 // (an error, or a form it does not know, or the end of the bytes) is "no", and the caller lets yajl parse the
 // value as before, so that yajl and the strict scanner say what is wrong exactly as they always did.
 
+#include "KernelChoice.h"
 #include "ProjectionPlan.h"
 #include "StringEscapes.h"
 
@@ -212,7 +213,7 @@ STRING_MASKS_AT(avx2)
 #undef V
 #pragma clang attribute pop
 
-static inline int avx2(void) { return __builtin_cpu_supports("avx2"); }
+static inline int avx2(void) { return cjsonscan_avx2_chosen(); }
 #else
 #define skip_value_avx2 skip_value_portable
 #define skip_member_value_avx2 skip_member_value_portable

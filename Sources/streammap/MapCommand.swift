@@ -61,7 +61,7 @@ struct MapCommand: ParsableCommand {
 
     // Parsed unconditionally: `--jobs -3` is a bad count, not a missing one.
     @Option(parsing: .unconditional,
-            help: ArgumentHelp("Map on N threads ('auto': one per online CPU; 0 or 1: one). Records are read, written and reported in input order: the output, rejects, messages, counts and exit status are those of one thread. Memory: up to 2×N batches of about 512 KiB of records in flight.",
+            help: ArgumentHelp("Map on N threads ('auto': one per online CPU; 0 or 1: one). Records are read, written and reported in input order: the output, rejects, messages, counts and exit status are those of one thread. Two or more compressed files are decompressed and mapped N at a time, and one BGZF or many-frame zstd file is decompressed on N threads. Memory: up to 2×N batches of about 512 KiB of records in flight; compressed files mapped ahead keep up to 256 MiB of output in memory together, the rest in a temporary file in $TMPDIR.",
                                valueName: "n"),
             transform: JobCount.parse)
     var jobs: JobCount = .count(1)

@@ -16,11 +16,19 @@
 /// up to 34 bytes (a last block of under 32, and a character that block's end cuts): the scanner goes on from
 /// there by itself.
 ///
-/// Returns 0 when the CPU has no AVX2 (or is not x86-64).
+/// Returns 0 when the kernels run their portable code (`cjsonscan_uses_avx2`).
 size_t cjsonscan_plain_prefix(const unsigned char *p, size_t n);
 
 /// 1 when `cjsonscan_plain_prefix` runs SIMD code on this CPU, 0 when it always returns 0.
 int cjsonscan_accelerated(void);
+
+/// 1 when the kernels run their AVX2 code in this process, 0 when they run their portable code: the CPU has no
+/// AVX2 (or is not x86-64), or the environment variable STREAMMAP_NO_AVX2 is set to anything but "" or "0" when
+/// the first kernel runs (CI runs the engine tests so). Decided once per process.
+int cjsonscan_uses_avx2(void);
+
+/// The rule `cjsonscan_uses_avx2` decides by: the CPU's answer and STREAMMAP_NO_AVX2's value (NULL: not set).
+int cjsonscan_avx2_wanted(int cpu_has_avx2, const char *no_avx2);
 
 /// The validating skipper (SkipValue.c), for a value that no field reads. `p[0..<n]` starts with a JSON value
 /// (after optional whitespace); returns the index just past its end when yajl 2.1 (with StreamMap's flags: no
