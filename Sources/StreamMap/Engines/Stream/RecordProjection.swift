@@ -19,7 +19,8 @@ internal import CJSONScan
 final class RecordProjector {
     /// The kernel's plan (sealed).
     private let plan: OpaquePointer
-    @exclusivity(unchecked) private var text = ByteBuffer(capacity: 1 << 12)
+    /// (Allocated once the plan is made: a projector that is not made must leave nothing allocated.)
+    @exclusivity(unchecked) private var text: ByteBuffer
     /// Bytes in and out so far: a mapping that keeps most of its records stops projecting (the pass would cost
     /// more than it saves).
     @exclusivity(unchecked) private var bytesIn = 0
@@ -60,6 +61,7 @@ final class RecordProjector {
             return nil
         }
         self.plan = plan
+        text = ByteBuffer(capacity: 1 << 12)
     }
 
     /// The projector of `root`'s records, or nil when `root` reads every member of a record (nothing to drop).
