@@ -61,6 +61,9 @@ final class IsalGzipDecompressor: Decompressor {
     init(_ library: IsalLibrary) {
         self.library = library
         state = .allocate(capacity: 1)
+        // Zeroed first: `isal_inflate_init` leaves some fields as it finds them, and a stale value there (from the
+        // memory's last use) let a back-reference past a member's start pass in some runs and not in others.
+        memset(state, 0, MemoryLayout<inflate_state>.size)
         library.initialize(state)
         state.pointee.crc_flag = UInt32(ISAL_GZIP)
     }
