@@ -87,6 +87,7 @@ public struct StreamEngine: RecordEngine {
         if let types = plan.verbatimTypes,
            let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
             writer.writeRaw(text)
+            if shared != nil { plan.projector?.lifts.end() }  // (never so today: a verbatim copy reads no projection)
             return .mapped(warnings: [])
         }
         if let projector = plan.projector,
