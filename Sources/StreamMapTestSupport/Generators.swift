@@ -1037,7 +1037,25 @@ public struct MapperGen {
 
     // MARK: Objects
 
-    public enum FieldForm { case single, plain, manyToOne, oneToMany, manyToMany }
+    public enum FieldForm { case single, plain, manyToOne, oneToMany, manyToMany, computed }
+
+    /// A computed field's expression over `paths` (each written in backquotes; their steps hold no delimiter and
+    /// no backquote): arithmetic, strings, comparisons, `if`, `coalesce`, the string functions.
+    public mutating func computedExpression(_ paths: [String]) -> String {
+        let p = { (gen: inout MapperGen) in gen.r.pick(paths) }
+        switch r.below(10) {
+        case 0: return "\(p(&self)) + \(p(&self))"
+        case 1: return "\(p(&self)) * 2 - 0.5"
+        case 2: return "\(p(&self)) / 4"
+        case 3: return "coalesce(\(p(&self)), \(p(&self)), \"none\")"
+        case 4: return "if \(p(&self)) == null then \"null\" else string(\(p(&self)))"
+        case 5: return "lower(string(\(p(&self)))) + \"|\" + upper(\(p(&self)))"
+        case 6: return "length(\(p(&self))) > 2 && !contains(string(\(p(&self))), \"a\")"
+        case 7: return "split(trim(\(p(&self))), \",\")"
+        case 8: return "\(p(&self))"
+        default: return "substring(replace(\(p(&self)), \"a\", \"bb\"), 1, 3)"
+        }
+    }
 
     public mutating func objectMapper(depth: Int) -> (Mapper, Shape) {
         let (mapping, entries, open) = objectMapping(depth: depth)
@@ -1058,7 +1076,7 @@ public struct MapperGen {
             return d
         }
         for _ in 0..<n {
-            let form: FieldForm = r.weighted([(25, .plain), (50, .single), (10, .manyToOne), (8, .oneToMany), (6, .manyToMany)])
+            let form: FieldForm = r.weighted([(25, .plain), (50, .single), (10, .manyToOne), (8, .oneToMany), (6, .manyToMany), (8, .computed)])
             let inner = max(depth - 1, 0)
             switch form {
             case .plain, .single:
@@ -1095,6 +1113,17 @@ public struct MapperGen {
                 let (m, s) = pair
                 for src in srcs { entries.append(ShapeEntry(steps: src, shape: s)) }
                 fields.append(Field(sources: srcs.map { keyPath($0) }, destinations: dsts.map { keyPath($0) }, mapper: m))
+            case .computed:
+                let srcs = (0..<r.int(1...2)).map { _ in sourceSteps(existing: sources) }
+                    .filter { $0.allSatisfy { !$0.contains(".") && !$0.contains("`") } }
+                guard !srcs.isEmpty else { continue }
+                sources += srcs
+                let text = computedExpression(srcs.map { "`" + $0.joined(separator: ".") + "`" })
+                guard let expression = try? ValueExpression(text) else { continue }
+                for src in srcs { entries.append(ShapeEntry(steps: src, shape: .any)) }
+                let then: Mapper = r.pick([.required, .optionally(), .identity, .string, .nonFatally(.integer, default: 0)])
+                fields.append(Field(sources: [.root], destinations: [keyPath(destination(&self))],
+                                    mapper: .compute(expression, invalid: action(), then: then)))
             case .oneToMany:
                 let k = r.int(2...3)
                 let src = sourceSteps(existing: sources)
@@ -1615,6 +1644,7 @@ public func describe(_ m: Mapper) -> String {
         }
     case .block(let b): return "block(\(b.name))"
     case .postProcess(let inner, let p): return "\(p.name)(\(describe(inner)))"
+    case .compute(let e, let invalid, let then): return "expr(\(e.text.debugDescription), invalid: \(invalid), \(describe(then)))"
     }
 }
 
@@ -1674,6 +1704,7 @@ public func transform(_ m: Mapper, _ f: (Mapper) -> Mapper) -> Mapper {
     case .forward(let p, let inner): rebuilt = Mapper(.forward(p, t(inner)))
     case .backward(let p, let inner): rebuilt = Mapper(.backward(p, t(inner)))
     case .postProcess(let inner, let p): rebuilt = Mapper(.postProcess(t(inner), p))
+    case .compute(let e, let invalid, let then): rebuilt = Mapper(.compute(e, invalid: invalid, then: t(then)))
     }
     return f(rebuilt)
 }
@@ -1714,6 +1745,7 @@ public func kinds(_ m: Mapper) -> Set<String> {
         case .convert(let c): out.insert("convert." + c.name)
         case .block: out.insert("block")
         case .postProcess: out.insert("postProcess")
+        case .compute: out.insert("compute")
         }
         return node
     }

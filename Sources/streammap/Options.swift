@@ -12,6 +12,11 @@ struct SpecOptions: ParsableArguments {
                                valueName: "src[=dst]"))
     var fields: [String] = []
 
+    @Option(name: .customLong("set"),
+            help: ArgumentHelp("Write DST computed by EXPR from the record's paths: price * qty, first + \" \" + last, if code == 200 then \"ok\" else \"error\", coalesce(a, b), lower(name)… (docs/spec.md, \"Computed fields\"). Repeatable; written after the --field fields; the paths it reads count as read. Absent: left out; null: written as null.",
+                               valueName: "dst=expr"))
+    var computed: [String] = []
+
     @Option(help: ArgumentHelp("Rename keys the flags do not spell out (passed-through keys, nested ones too, and --field SRC without =DST): \(KeyStyle.specNames.joined(separator: ", ")).",
                                valueName: "style"),
             completion: .list(KeyStyle.specNames))
@@ -61,6 +66,7 @@ struct SpecOptions: ParsableArguments {
     var amendment: SpecAmendment {
         var a = SpecAmendment()
         a.fields = fields
+        a.computed = computed
         a.keyStyle = keyStyle.flatMap(KeyStyle.init(specName:))
         a.keyCollisions = keyCollisions
         a.required = required
@@ -87,6 +93,11 @@ struct SpecOptions: ParsableArguments {
         for f in fields {
             let (src, dst) = SpecAmendment.split(f)
             if src.isEmpty || dst?.isEmpty == true { throw ValidationError("--field \(f): expected SRC or SRC=DST with non-empty key paths") }
+        }
+        for c in computed {
+            guard case (let dst, let expr?) = SpecAmendment.split(c), !dst.isEmpty, !expr.isEmpty else {
+                throw ValidationError("--set \(c): expected DST=EXPR, e.g. --set 'total=price * qty'")
+            }
         }
         for p in required where p.isEmpty { throw ValidationError("--require: expected a key path") }
         for t in types {

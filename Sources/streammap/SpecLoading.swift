@@ -58,6 +58,16 @@ extension SpecOptions {
                 throw ValidationError((["--where: \(error.description)"] + error.caretLines().map { "  " + $0 }).joined(separator: "\n"))
             }
         }
+        if !amendment.computed.isEmpty {
+            let delimiter = base?.document.objectValue?["delimiter"]?.stringValue ?? "."
+            for flag in amendment.computed {
+                do {
+                    _ = try ValueExpression(SpecAmendment.split(flag).1 ?? "", delimiter: delimiter.isEmpty ? "." : delimiter)
+                } catch {
+                    throw ValidationError((["--set \(flag): \(error.description)"] + error.caretLines().map { "  " + $0 }).joined(separator: "\n"))
+                }
+            }
+        }
         if hasMappingFlags {
             let document: JSONValue
             do {

@@ -16,6 +16,7 @@ struct NoSilentDropCLITests {
         "arrayOf": "an element that maps to absent with a warning is left out",
         "first": "earlier alternatives' failures",
         "convert": "keys with collisions: warn",
+        "compute": "invalid: omit, null or a default for a value that cannot be computed",
     ]
     static let silentKinds: Set<String> = [
         "identity", "notNull", "check", "thread", "split", "forward", "backward", "enumTable", "block", "postProcess",
@@ -55,6 +56,8 @@ struct NoSilentDropCLITests {
         ("array element that does not map", [], #"{"fields":{"a":{"to":"a","via":{"arrayOf":{"optional":"integer"}}}}}"#, #"{"a":["x",1]}"#),
         ("first alternative fails", [], #"{"fields":{"a":{"to":"a","via":{"first":["integer","toString"]}}}}"#, #"{"a":true}"#),
         ("a rejected record", ["--type", "a=integer"], nil, #"{"a":"x"}"#),
+        ("computed field, invalid: omit", [], #"{"fields":{"t":{"expr":"a * 2","invalid":"omit"}}}"#, #"{"a":"x"}"#),
+        ("computed field that cannot be computed", ["--set", "t=a * 2"], nil, #"{"a":"x"}"#),
         ("optional field, null", [], #"{"fields":{"a":{"to":"a","optional":true}}}"#, #"{"a":null}"#),
         ("optional object, a required member absent", [],
          #"{"fields":{"u":{"to":"u","optional":true,"via":{"object":{"fields":{"age":{"to":"age","required":true}}}}}}}"#,

@@ -12,6 +12,14 @@ extension Mapper {
     public static let identity = Mapper(.identity)
     /// Absent or null is a fatal `required` error (Hydrant's `HYDMapNotNull()` as documented).
     public static let required = Mapper(.notNull(.identity))
+
+    /// A computed value: `expression`'s result, mapped with `then` (required by default: an absent or null result
+    /// fails the record); `invalid` handles an error in evaluating it (`.omit`, `.keepNull`, a default).
+    ///
+    ///     ObjectMapping.Field(computing: try ValueExpression("price * qty"), to: "total")
+    public static func compute(_ expression: ValueExpression, invalid: FieldPolicy.Action = .fail, then: Mapper = .required) -> Mapper {
+        Mapper(.compute(expression, invalid: invalid, then: then))
+    }
     /// Runs `inner`; when it produced absent or null without an error, that is a fatal `required` error.
     public static func notNull(_ inner: Mapper = .identity) -> Mapper { Mapper(.notNull(inner)) }
 

@@ -120,6 +120,24 @@ extension Mapper {
 
         case .postProcess(let inner, let post):
             return post.forward(source, inner.map(source))
+
+        case .compute(let expression, let invalid, let then):
+            return Self.finishComputing(expression, expression.evaluate(on: source), invalid: invalid, then: then)
+        }
+    }
+
+    /// A computed value's result, from the expression's evaluation (both engines evaluate, each reading the
+    /// paths its own way, and finish here). An error that `then` reports about a value read straight from a
+    /// path (absent, null, or of the wrong type) is placed at that path.
+    static func finishComputing(
+        _ expression: ValueExpression, _ evaluation: ValueExpression.Evaluation, invalid: FieldPolicy.Action, then: Mapper
+    ) -> MapResult {
+        switch evaluation {
+        case .failure(let error):
+            return apply(invalid, errors: [error])
+        case .value(let value, let origin):
+            let r = then.map(value)
+            return origin >= 0 && !r.errors.isEmpty ? r.prefixed(source: expression.pointer(origin), destination: .root) : r
         }
     }
 

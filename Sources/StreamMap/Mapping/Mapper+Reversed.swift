@@ -36,6 +36,8 @@ extension Mapper {
         case .postProcess(let m, let p):
             guard let reverse = p.reverse else { throw NotReversibleError(mapper: p.name, reason: "no reverse closure") }
             return Mapper(.postProcess(try m.reversed(), PostProcessor(name: p.name, forward: reverse, reverse: p.forward)))
+        case .compute(let e, _, _):
+            throw NotReversibleError(mapper: "expr", reason: "a computed value (\(JSONWriter.string(.string(e.text)))) has no inverse")
         }
     }
 }

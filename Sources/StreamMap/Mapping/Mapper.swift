@@ -41,6 +41,11 @@ public struct Mapper: Sendable {
         case block(Block)
         /// Runs `inner`, then always `post` (Hydrant's `HYDMapWithPostProcessing`).
         case postProcess(Mapper, PostProcessor)
+        /// A computed value: evaluates the expression with its paths read from the input (for a field, the object
+        /// it is a field of), then maps the result with `then` as a field maps the value it reads (`then` holds
+        /// the field's checks and its `missing` and `null` policies). An error in evaluating the expression is
+        /// handled by `invalid`, as the policy in `then` handles the errors of its own mapper.
+        case compute(ValueExpression, invalid: FieldPolicy.Action, then: Mapper)
     }
 
     /// The operation, with its inner mappers (inspectable: the engines, `explain` and `reversed()` switch on it).
@@ -57,6 +62,8 @@ extension Mapper {
         switch kind {
         case .identity, .check, .enumTable, .convert:
             return true
+        case .compute(_, _, let then):
+            return then.isDeterministic
         case .block, .postProcess:
             return false
         case .notNull(let m), .arrayOf(let m), .policy(let m, _), .forward(_, let m), .backward(_, let m):

@@ -39,6 +39,20 @@ public struct ObjectMapping: Sendable {
             self.init(name, to: name, delimiter: delimiter, mapper)
         }
 
+        /// A computed field: reads the object it is a field of (`KeyPath.root`), writes `mapper`'s result — a
+        /// `Mapper.compute` — at `destination`: `Field(computing: try ValueExpression("price * qty"), to: "total")`.
+        public init(computing expression: ValueExpression, to destination: String, delimiter: String = ".",
+                    invalid: FieldPolicy.Action = .fail, then: Mapper = .required) {
+            self.init(sources: [.root], destinations: [KeyPath(destination, delimiter: delimiter)],
+                      mapper: .compute(expression, invalid: invalid, then: then))
+        }
+
+        /// The expression of a computed field (one source, the root, and a `compute` mapper), else nil.
+        var computed: ValueExpression? {
+            guard sources.count == 1, sources[0].steps.isEmpty, case .compute(let e, _, _) = mapper.kind else { return nil }
+            return e
+        }
+
         /// `"src": [mapper, "dst"]`: the mapper as given (no required check added, as in Hydrant).
         public init(_ source: String, to destination: String, delimiter: String = ".", _ mapper: Mapper) {
             self.init(
@@ -80,7 +94,10 @@ public struct ObjectMapping: Sendable {
     }
 
     /// First steps of every source path: these input keys are consumed and never passed through.
-    var consumedSourceKeys: Set<ByteKey> { Set(fields.flatMap { $0.sources.compactMap { $0.steps.first.map(ByteKey.init) } }) }
+    /// The paths a computed field's expression reads count as its sources.
+    var consumedSourceKeys: Set<ByteKey> {
+        Set(fields.flatMap { ($0.computed?.paths ?? $0.sources).compactMap { $0.steps.first.map(ByteKey.init) } })
+    }
     /// First steps of every destination path: pass-through keys with these names are left out.
     var reservedDestinationKeys: Set<ByteKey> { Set(fields.flatMap { $0.destinations.compactMap { $0.steps.first.map(ByteKey.init) } }) }
 }

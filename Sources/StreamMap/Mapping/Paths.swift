@@ -85,6 +85,9 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
     /// The path of `steps`, taken as they are (no splitting).
     public init(steps: [String]) { self.steps = steps }
 
+    /// No steps: the value itself (what a computed field reads: the object it is a field of).
+    public static let root = KeyPath(steps: [])
+
     /// Splits `path` on `delimiter` (default `.`) by UTF-8 bytes (so `"x.\u{301}y"` splits too, although the dot
     /// and the accent form one `Character`), at each occurrence from the left that does not overlap the one
     /// before. Empty steps are kept as empty keys. Linear in the path plus the delimiter, whatever they hold

@@ -357,7 +357,63 @@ struct TypeInference {
             return t
         case .convert(let c):
             return Self.typing(of: c, input: input)
+        case .compute(let e, let invalid, let then):
+            var t = try typing(of: then, input: try typing(of: e))
+            if case .useDefault(let v) = invalid { t = try merge(t, default: v) }
+            return t
         }
+    }
+
+    /// An expression's result type, found by running its program on types: each step's result from its
+    /// operands' (a path's value is unknown), merging where jumps meet.
+    func typing(of e: ValueExpression) throws(TypeConflict) -> Typing {
+        var stack: [Typing] = []
+        var arriving: [Int: Typing] = [:]  // types that jumps bring to a step
+        func top() -> Typing { stack.last ?? .unknown }
+        for (pc, step) in e.program.enumerated() {
+            if let t = arriving[pc] { stack[stack.count - 1] = try merge(top(), t, "another branch of the expression") }
+            func jumpTo(_ target: Int, _ t: Typing) throws(TypeConflict) {
+                arriving[target] = try arriving[target].map { a throws(TypeConflict) in try merge(a, t, "another branch of the expression") } ?? t
+            }
+            switch step {
+            case .literal(let v): stack.append(v.isNull ? .nothing : Self.typing(of: v))
+            case .path: stack.append(.unknown)
+            case .negate: break
+            case .not, .requireBoolean: stack[stack.count - 1] = .known(.bool)
+            case .compare:
+                stack.removeLast()
+                stack[stack.count - 1] = .known(.bool)
+            case .arithmetic(let op):
+                let b = stack.removeLast(), a = stack.removeLast()
+                switch (a, b) {
+                case (.known(.utf8), _), (_, .known(.utf8)): stack.append(op == .add ? .known(.utf8) : .unknown)
+                case (.known(.int64), .known(.int64)) where op != .divide: stack.append(.known(.int64))
+                case (.known(.int64), .known(.int64)), (.known(.int64), .known(.float64)), (.known(.float64), .known(.int64)),
+                     (.known(.float64), .known(.float64)):
+                    stack.append(.known(.float64))
+                default: stack.append(.unknown)
+                }
+            case .andJump(let target), .orJump(let target):
+                try jumpTo(target, .known(.bool))
+                stack.removeLast()
+            case .branch:
+                stack.removeLast()
+            case .jump(let target), .coalesceJump(let target):
+                try jumpTo(target, top())
+                stack.removeLast()
+            case .call(let function, let count):
+                stack.removeLast(count)
+                switch function {
+                case .coalesce, .number: stack.append(.unknown)
+                case .length: stack.append(.known(.int64))
+                case .contains, .startsWith, .endsWith: stack.append(.known(.bool))
+                case .split: stack.append(.known(.list(.utf8)))
+                case .lower, .upper, .trim, .trimStart, .trimEnd, .replace, .substring, .join, .string: stack.append(.known(.utf8))
+                }
+            }
+        }
+        if let t = arriving[e.program.count] { return try merge(top(), t, "another branch of the expression") }
+        return top()
     }
 
     static func typing(of conversion: Conversion, input: Typing) -> Typing {

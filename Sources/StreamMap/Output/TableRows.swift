@@ -106,7 +106,7 @@ public struct TableLayout: Sendable, Equatable {
             case .first(let alternatives):
                 let shapes = alternatives.map(Shape.init(of:))
                 self = shapes.dropFirst().allSatisfy { $0 == shapes[0] } ? (shapes.first ?? .value) : .value
-            case .check, .arrayOf, .enumTable, .convert, .block, .postProcess:
+            case .check, .arrayOf, .enumTable, .convert, .block, .postProcess, .compute:
                 self = .value
             }
         }

@@ -30,6 +30,8 @@ public struct SpecAmendment: Sendable {
 
     /// `SRC` or `SRC=DST` (`--field`).
     public var fields: [String] = []
+    /// `DST=EXPR` (`--set`): computed fields, written after the `--field` ones.
+    public var computed: [String] = []
     /// `--key-style`.
     public var keyStyle: KeyStyle?
     /// `--key-collisions`.
@@ -55,7 +57,7 @@ public struct SpecAmendment: Sendable {
 
     /// Whether anything amends the mapping (all but `filter`).
     private var amendsMapping: Bool {
-        !fields.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !columns.isEmpty
+        !fields.isEmpty || !computed.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !columns.isEmpty
             || !defaults.isEmpty || unmapped != nil
     }
 
@@ -81,7 +83,7 @@ public struct SpecAmendment: Sendable {
         }
         guard amendsMapping else { return .object(doc) }
         if doc["mapper"] != nil {
-            throw Refusal(message: "the spec has a whole-record \"mapper\" and no fields: --field, --key-style, --require, --type, --column, --default and --keep-unmapped/--drop-unmapped cannot amend it")
+            throw Refusal(message: "the spec has a whole-record \"mapper\" and no fields: --field, --set, --key-style, --require, --type, --column, --default and --keep-unmapped/--drop-unmapped cannot amend it")
         }
         let delimiter = doc["delimiter"]?.stringValue ?? "."
         let style = keyStyle
@@ -100,7 +102,7 @@ public struct SpecAmendment: Sendable {
         // Checks and defaults on their own (no spec, no --field, no --drop-unmapped): the record as it comes, every
         // key where it is, nested ones too, with the checked values in place and defaults added; a key style then
         // renames the whole record.
-        let inPlace = base == nil && fields.isEmpty && unmapped != .drop
+        let inPlace = base == nil && fields.isEmpty && computed.isEmpty && unmapped != .drop
 
         /// The field reading `source`, added (in flag form) when the spec has none.
         func ensure(_ source: String) -> Int {
@@ -117,6 +119,18 @@ public struct SpecAmendment: Sendable {
             let (source, destination) = Self.split(flag)
             let i = ensure(source)
             if let destination { table[i]["to"] = .string(destination) }
+        }
+        for flag in computed {
+            let (destination, expression) = Self.split(flag)
+            if table.index(of: destination) != nil && !table.isList {
+                throw Refusal(message: "--set \(flag): the spec's fields already have the key \(JSONWriter.string(.string(destination))); write the computed field in the spec")
+            }
+            var f = JSONObject()
+            if table.isList { f["to"] = .string(destination) }
+            f["expr"] = .string(expression ?? "")
+            f["missing"] = .string("omit")
+            f["null"] = .string("null")
+            _ = table.append(destination, f, addedByFlag: true, reads: false)
         }
         for source in required {
             let i = ensure(source)
@@ -178,7 +192,7 @@ public struct SpecAmendment: Sendable {
                 default: keep = true
                 }
             } else {
-                keep = fields.isEmpty
+                keep = fields.isEmpty && computed.isEmpty
             }
         }
         if !keep {
@@ -254,9 +268,10 @@ struct FieldTable {
 
     func index(of source: String) -> Int? { firstOfSource[source] }
 
-    mutating func append(_ source: String, _ field: JSONObject, addedByFlag: Bool) -> Int {
+    /// `reads`: the field reads `source` (false: a computed field, keyed by its destination).
+    mutating func append(_ source: String, _ field: JSONObject, addedByFlag: Bool, reads: Bool = true) -> Int {
         var f = field
-        if isList { f = JSONObject([("from", .string(source))] + f.entries.map { ($0.key, $0.value) }) }
+        if isList && reads { f = JSONObject([("from", .string(source))] + f.entries.map { ($0.key, $0.value) }) }
         entries.append(Entry(source: source, field: f, original: .object(f), touched: true))
         if firstOfSource[source] == nil { firstOfSource[source] = entries.count - 1 }
         return entries.count - 1

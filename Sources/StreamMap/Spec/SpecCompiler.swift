@@ -26,7 +26,7 @@ struct SpecCompiler {
     static let objectKeys = ["description", "fields", "unmapped", "delimiter", "types", "nullToEmpty"]
     static let fieldKeys = [
         "from", "to", "via", "type", "required", "optional", "default", "reverseDefault", "missing", "null", "invalid",
-        "literal", "column", "description",
+        "literal", "column", "description", "expr",
     ]
     static let simpleMappers: [String: Mapper] = [
         "identity": .identity, "required": .required, "optional": .optionally(),
@@ -149,7 +149,10 @@ struct SpecCompiler {
         checkDestinations(fields, at: pointer)
         let unmapped = compileUnmapped(o["unmapped"], at: pointer.appending("/unmapped"), scope: scope)
         if case .inPlace = unmapped {
-            for f in fields where f.sources.count != 1 || f.destinations.count != 1 || f.sources[0].steps != f.destinations[0].steps {
+            for f in fields where f.computed != nil {
+                issue(pointer.appending("/unmapped"), "\"inPlace\" writes each field where it reads: the computed field \(f.destinations[0]) reads no single path")
+            }
+            for f in fields where f.computed == nil && (f.sources.count != 1 || f.destinations.count != 1 || f.sources[0].steps != f.destinations[0].steps) {
                 let source = f.sources.map(\.description).joined(separator: ", ")
                 issue(pointer.appending("/unmapped"), "\"inPlace\" writes each field where it reads: the field of \(source) must have one source and the same destination")
             }
@@ -260,13 +263,33 @@ struct SpecCompiler {
             }
         }
         var sources: [KeyPath]?
-        if let from = o["from"] { sources = paths(from, at: pointer.appending("/from")) } else if let source {
+        var expression: ValueExpression?
+        if let expr = o["expr"] {
+            // A computed field: the key (or "to") names where it is written; its expression names what it reads.
+            if o["from"] != nil { issue(pointer.appending("/from"), "a computed field reads the paths its \"expr\" names: \"from\" cannot be given with \"expr\"") }
+            if case .string(let text) = expr {
+                do {
+                    expression = try ValueExpression(text, delimiter: scope.delimiter)
+                } catch {
+                    issue(pointer.appending("/expr"), "\(error.description) in \(JSONWriter.string(.string(text)))")
+                }
+            } else {
+                issue(pointer.appending("/expr"), "expected an expression (a string such as \"price * qty\"), found \(MapError.describe(expr))")
+            }
+            if o["to"] == nil && source == nil { issue(pointer, "a computed field in a list needs \"to\"") }
+            sources = [.root]
+        } else if let from = o["from"] { sources = paths(from, at: pointer.appending("/from")) } else if let source {
             sources = [literal ? .literal(source) : KeyPath(source, delimiter: scope.delimiter)]
         } else {
             issue(pointer, "a field in a list needs \"from\"")
         }
         var destinations: [KeyPath]?
-        if let to = o["to"] { destinations = paths(to, at: pointer.appending("/to")) } else if let sources { destinations = sources }
+        if let to = o["to"] { destinations = paths(to, at: pointer.appending("/to")) } else if expression != nil, let source {
+            destinations = [literal ? .literal(source) : KeyPath(source, delimiter: scope.delimiter)]
+        } else if let sources, o["expr"] == nil { destinations = sources }
+        if o["expr"] != nil, let d = destinations, d.count != 1 {
+            issue(pointer.appending("/to"), "a computed field writes one destination, found \(d.count)")
+        }
 
         // Every key of the field is checked even after a problem, so that a spec error lists them all; a field
         // with a broken mapper keeps its destinations (a later field writing one of them is reported too) and
@@ -294,8 +317,18 @@ struct SpecCompiler {
         let destinationName = destinations?.count == 1 ? destinations![0].description : ""
         base = typeMapper(declaredType, destination: destinationName, scope: scope, base: base)
 
-        let mapper = applyPresence(o, base: base, explicitMapper: explicitMapper, declaredType: declaredType,
+        var mapper = applyPresence(o, base: base, explicitMapper: explicitMapper, declaredType: declaredType,
                                    destination: destinationName, at: pointer, scope: scope)
+        if let expression {
+            // The policies apply to the computed value; "invalid" also to an error in computing it.
+            let invalid: FieldPolicy.Action
+            switch mapper.kind {
+            case .policy(_, let p): invalid = p.invalid
+            case .nonFatal(_, let fallback, _): invalid = fallback.map { .useDefault($0.make()) } ?? .omit
+            default: invalid = .fail
+            }
+            mapper = .compute(expression, invalid: invalid, then: mapper)
+        }
         var column: ColumnType?
         switch o["column"] {
         case nil: break

@@ -404,7 +404,7 @@ struct DifferentialTests {
         "object.nestedDestination", "object.keep", "object.keep.keyStyle", "object.keep.values", "arrayOf", "first", "thread",
         "split", "forward", "backward", "enumTable", "block", "postProcess", "convert.stringToDate", "convert.dateToString",
         "convert.numberToDate", "convert.dateToNumber", "convert.stringToNumber", "convert.numberToString", "convert.toString",
-        "convert.url", "convert.urlToString", "convert.uuid", "convert.uuidToString", "convert.base64", "convert.keys",
+        "convert.url", "convert.urlToString", "convert.uuid", "convert.uuidToString", "convert.base64", "convert.keys", "compute",
     ]
 
     @Test func differentialAgainstStreamEngine() throws {

@@ -167,6 +167,7 @@ public struct MapperExplanation: Sendable {
         case .convert(let c): return c.name
         case .block(let b): return b.name
         case .postProcess(_, let post): return post.name
+        case .compute: return "expr"
         default:
             let full = name(m)
             return String(full.prefix { $0 != "(" })
@@ -234,6 +235,7 @@ public struct MapperExplanation: Sendable {
             }
         case .block(let b): put(b.name)
         case .postProcess(let inner, let post): wrapped(post.name, [inner])
+        case .compute(let e, _, let then): wrapped("expr", [then], first: JSONWriter.string(.string(e.text)))
         }
     }
 }
@@ -242,8 +244,10 @@ public struct MapperExplanation: Sendable {
 public struct ObjectExplanation: Sendable {
     /// The plan for one field.
     public struct Field: Sendable {
-        /// Source key paths (several: many-to-one).
+        /// Source key paths (several: many-to-one; for a computed field, the paths its expression reads).
         public var sources: [KeyPath]
+        /// A computed field's expression (nil for a field that reads its sources).
+        public var expression: String? = nil
         /// Destination key paths (several: one-to-many).
         public var destinations: [KeyPath]
         /// When a source is absent.
@@ -256,8 +260,9 @@ public struct ObjectExplanation: Sendable {
         /// The field's mapper.
         public var value: MapperExplanation
 
-        /// An absent source rejects the record.
-        public var isRequired: Bool { whenAbsent == .rejectsRecord }
+        /// An absent source rejects the record (a computed field's sources are not listed as required: which of
+        /// them must be there depends on the expression).
+        public var isRequired: Bool { whenAbsent == .rejectsRecord && expression == nil }
     }
 
     /// What happens to the keys no field reads.
@@ -303,7 +308,9 @@ public struct ObjectExplanation: Sendable {
         fields = mapping.fields.enumerated().map { i, f in
             let value = MapperExplanation(f.mapper, sink: fieldSinks?[i] ?? ValueSink(f.mapper))
             let handling: StreamHandling
-            if f.sources.count > 1 {
+            if f.computed != nil {
+                handling = .materialized(because: "computed from the values its expression reads")
+            } else if f.sources.count > 1 {
                 handling = .materialized(because: "many-to-one field")
             } else if f.destinations.count > 1 {
                 handling = .materialized(because: "one-to-many field")
@@ -311,9 +318,12 @@ public struct ObjectExplanation: Sendable {
                 handling = value.handling
             }
             let nullInput: JSONValue? = f.sources.count > 1 ? .array(f.sources.map { _ in .null }) : .null
+            // A computed field: what an absent or null result gives.
+            let presence: Mapper
+            if case .compute(_, _, let then) = f.mapper.kind { presence = then } else { presence = f.mapper }
             return Field(
-                sources: f.sources, destinations: f.destinations,
-                whenAbsent: Self.outcome(f.mapper.map(nil)), whenNull: Self.outcome(f.mapper.map(nullInput)),
+                sources: f.computed?.paths ?? f.sources, expression: f.computed?.text, destinations: f.destinations,
+                whenAbsent: Self.outcome(presence.map(nil)), whenNull: Self.outcome(presence.map(f.computed == nil ? nullInput : .null)),
                 handling: handling, value: value)
         }
 
@@ -450,7 +460,7 @@ extension ObjectExplanation {
         var seenField = Set<Int>()
         for (i, entry) in destinationOrder.enumerated() {
             let f = fields[entry.field]
-            let source = f.sources.map(\.description).joined(separator: " + ")
+            let source = f.expression.map { "= " + $0 } ?? f.sources.map(\.description).joined(separator: " + ")
             let destination = entry.destination.description
             rows.append([String(i + 1), destination, source, f.whenAbsent.description, f.whenNull.description, f.value.summary,
                          f.handling.description])
@@ -495,6 +505,7 @@ extension ObjectExplanation {
             var fo = JSONObject()
             fo["destination"] = .string(entry.destination.description)
             fo["sources"] = .array(f.sources.map { .string($0.description) })
+            if let e = f.expression { fo["expr"] = .string(e) }
             fo["required"] = .bool(f.isRequired)
             fo["absent"] = .string(f.whenAbsent.description)
             fo["null"] = .string(f.whenNull.description)

@@ -73,6 +73,8 @@ final class ObjectSink: ValueSink {
     /// A field's compiled state (a class: read per record without copying).
     final class FieldPlan {
         let field: ObjectMapping.Field
+        /// A computed field's expression: its paths are the sources, gathered, and it is evaluated on them.
+        let computed: ValueExpression?
         var sources: [Source] = []
         /// The sink whose result the field writes: the streaming sink of a single source, or a sink that
         /// evaluates the field's mapper on the sources' captured values.
@@ -85,12 +87,14 @@ final class ObjectSink: ValueSink {
         /// The source paths as keys, when no walk can differ from them (no step after the first is an array
         /// index): then errors need no paths walked per record.
         private(set) lazy var keySourcePaths: [JSONPath]? = {
+            if computed != nil { return [.root] }  // (its errors name the paths they are about)
             let keysOnly = sources.allSatisfy { $0.path.steps.dropFirst().allSatisfy { KeyPath.arrayIndex($0) == nil } }
             return keysOnly ? sources.map(\.keyPath) : nil
         }()
 
         init(field: ObjectMapping.Field, result: ValueSink, destinationPaths: [JSONPath], slots: [Int], parts: [JSONWriter]) {
             self.field = field
+            self.computed = field.computed
             self.result = result
             self.destinationPaths = destinationPaths
             self.slots = slots
@@ -153,6 +157,8 @@ final class ObjectSink: ValueSink {
     init?(_ mapper: Mapper, mapping: ObjectMapping, exclusive: Bool, compiler: StreamCompiler) {
         // In place, every key stays where the input has it: the materializing base sink maps the object whole.
         if case .inPlace = mapping.unmapped { return nil }
+        // A field that reads the whole object (and does not compute from its paths) gets the object built.
+        if mapping.fields.contains(where: { $0.computed == nil && $0.sources.contains { $0.steps.isEmpty } }) { return nil }
         let allDestinations = mapping.fields.flatMap { $0.destinations.map(\.steps) }
         if KeyPath.earlierOverlaps(allDestinations).contains(where: { $0 != nil }) { return nil }
 
@@ -160,8 +166,10 @@ final class ObjectSink: ValueSink {
         // skipped inside yajl by any of them.
         let trie = SourceTrie()
         var terminals: [(field: Int, source: Int)] = []
+        /// A computed field's sources are the paths its expression reads.
+        func sources(_ field: ObjectMapping.Field) -> [KeyPath] { field.computed?.paths ?? field.sources }
         for (fi, field) in mapping.fields.enumerated() {
-            for (si, path) in field.sources.enumerated() {
+            for (si, path) in sources(field).enumerated() {
                 var node = trie
                 for step in path.steps { node = node.child(Array(step.utf8)) }
                 node.inputs.append(terminals.count)
@@ -178,7 +186,7 @@ final class ObjectSink: ValueSink {
         var childOfKey: [[[UInt8]: Int]] = [[:]]
         var slotSource: [(field: Int, part: Int?)] = []
         for (fi, field) in mapping.fields.enumerated() {
-            let single = field.sources.count == 1 && field.destinations.count == 1
+            let single = field.computed == nil && field.sources.count == 1 && field.destinations.count == 1
             let resultSink: ValueSink
             if single {
                 resultSink = compiler.compile(field.mapper, exclusive: alone[inputs.count])
@@ -186,9 +194,9 @@ final class ObjectSink: ValueSink {
                 resultSink = ValueSink(field.mapper)
                 resultSink.keepsValue = true
             }
-            for _ in field.sources {
+            for _ in sources(field) {
                 let sink: ValueSink
-                if field.sources.count == 1 {
+                if single || (field.computed == nil && field.sources.count == 1) {
                     sink = resultSink
                 } else {
                     sink = ValueSink(.identity)
@@ -228,7 +236,7 @@ final class ObjectSink: ValueSink {
         routeKeys = KeyTable(trie.keys)
         routeFilter = KeyFilter(routeKeys)
         for (t, terminal) in terminals.enumerated() {
-            let path = mapping.fields[terminal.field].sources[terminal.source]
+            let path = sources(mapping.fields[terminal.field])[terminal.source]
             var hops: [(node: RouteNode?, child: Int)] = []
             var node = trie.children[trie.index(of: Array(path.steps[0].utf8))!]
             for step in path.steps.dropFirst() {
@@ -239,7 +247,7 @@ final class ObjectSink: ValueSink {
             plans[terminal.field].sources.append(Source(path: path, input: inputs[t], hops: hops))
         }
         self.fields = plans
-        fieldInputs = plans.map { $0.sources.count == 1 ? .passUnretained($0.sources[0].input) : nil }
+        fieldInputs = plans.map { $0.computed == nil && $0.sources.count == 1 ? .passUnretained($0.sources[0].input) : nil }
         fieldResults = plans.map { .passUnretained($0.result) }
         fieldSlots = plans.map { $0.slots.count == 1 ? $0.slots[0] : -1 }
         self.nodes = nodes
@@ -345,6 +353,8 @@ final class ObjectSink: ValueSink {
             let result = fieldResults[fi]
             if let input = fieldInputs[fi] {
                 if !input._withUnsafeGuaranteedRef({ $0.found }) { result._withUnsafeGuaranteedRef { $0.resolveAbsent() } }
+            } else if let expression = fields[fi].computed {
+                mapComputed(fi, expression)
             } else {
                 mapSeveralSources(fi)
             }
@@ -384,6 +394,18 @@ final class ObjectSink: ValueSink {
         plan.result.setResult(plan.field.mapper.map(complete ? .array(values) : nil))
     }
 
+    /// A computed field evaluates its expression on the values gathered at its paths.
+    private func mapComputed(_ fi: Int, _ expression: ValueExpression) {
+        let plan = fields[fi]
+        guard case .compute(_, let invalid, let then) = plan.field.mapper.kind else { return }
+        let evaluation = expression.evaluate { i in
+            let input = plan.sources[i].input
+            return input.found ? input.sink.value : nil
+        }
+        plan.result.clear()
+        plan.result.setResult(Mapper.finishComputing(expression, evaluation, invalid: invalid, then: then))
+    }
+
     /// A field's errors, with the paths walked to its sources and its destinations. Paths are built only for
     /// errors (most records have none).
     private func collectErrors(_ fi: Int, into errs: inout [MapError]) {
@@ -392,7 +414,7 @@ final class ObjectSink: ValueSink {
         // A rejected record mostly fails in several fields: room for one error per field, at the first.
         if errs.isEmpty { errs.reserveCapacity(max(fieldResults.count, errors.count)) }
         let sourcePaths = plan.keySourcePaths ?? plan.sources.map { $0.walkedPath() }
-        let focus = plan.sources.count == 1 ? 0 : plan.sources.firstIndex { !$0.input.found } ?? 0
+        let focus = plan.sources.count == 1 || plan.computed != nil ? 0 : plan.sources.firstIndex { !$0.input.found } ?? 0
         for var e in errors {
             e.sourcePath = ObjectMapping.attach(e.sourcePath, to: sourcePaths, focus: focus)
             e.destinationPath = ObjectMapping.attach(e.destinationPath, to: plan.destinationPaths)
@@ -406,7 +428,7 @@ final class ObjectSink: ValueSink {
         guard case .array(let parts)? = plan.result.value, parts.count == plan.slots.count else {
             let n = plan.slots.count
             let error = MapError(.write, "expected an array of \(n) values for \(n) destinations, found \(MapError.describe(plan.result.value))")
-            errs.append(error.prefixed(source: plan.sources[0].walkedPath(), destination: .root))
+            errs.append(error.prefixed(source: plan.computed == nil ? plan.sources[0].walkedPath() : .root, destination: .root))
             return
         }
         for (pi, part) in parts.enumerated() {

@@ -590,6 +590,8 @@ struct StreamCompiler {
             let whole = ValueSink(mapper)
             if case .inPlace = mapping.unmapped {
                 whole.materializedBecause = "the object is kept in place (\"unmapped\": \"inPlace\")"
+            } else if mapping.fields.contains(where: { $0.computed == nil && $0.sources.contains { $0.steps.isEmpty } }) {
+                whole.materializedBecause = "a field reads the whole object"
             } else {
                 whole.materializedBecause = "destinations nest in each other"
             }

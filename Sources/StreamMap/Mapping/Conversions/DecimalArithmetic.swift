@@ -421,3 +421,87 @@ extension DecimalArithmetic {
         }
     }
 }
+
+// MARK: - Division
+
+extension DecimalArithmetic {
+    /// A canonical lexeme with an integer of at most 20 trailing zeros written in plain digits, however long
+    /// (`1.2345678901234567890123456789012345678901e40` → `12345678901234567890123456789012345678901`; `2e400`
+    /// stays): what exact arithmetic on integers writes, so that integers stay integers.
+    public static func plainInteger(_ lexeme: String) -> String {
+        guard lexeme.utf8.contains(UInt8(ascii: "e")), let v = Value(lexeme), v.exponent >= 0, v.exponent <= 20 else { return lexeme }
+        var out: [UInt8] = v.isNegative ? [UInt8(ascii: "-")] : []
+        out.reserveCapacity(v.digits.count + v.exponent + 1)
+        for d in v.digits { out.append(d + UInt8(ascii: "0")) }
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: v.exponent))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The number of significant digits of a lexeme (0 for zero); nil when it is invalid or its exponent does not
+    /// fit `Int`.
+    public static func significantDigits(_ a: some StringProtocol) -> Int? {
+        Value(a)?.digits.count
+    }
+
+    /// a ÷ b. Exact when the quotient has at most `p` significant digits, `p` being the larger of `digits` and
+    /// a's significant digits; otherwise rounded to `p` significant digits, half to even (`1 / 3` with 34 digits:
+    /// `0.3333333333333333333333333333333333`; `10 / 4`: `2.5`; `6 / 3`: `2`). nil when b is zero, a lexeme is
+    /// invalid, or the result's exponent overflows. Takes time proportional to (p + b's digits) × b's digits.
+    public static func divide(_ a: some StringProtocol, _ b: some StringProtocol, digits: Int) -> String? {
+        guard let x = Value(a), let y = Value(b), !y.isZero else { return nil }
+        return x.divided(by: y, precision: Swift.max(digits, x.digits.count, 1))?.lexeme
+    }
+}
+
+extension DecimalArithmetic.Value {
+    /// `self / other` (other non-zero) to `precision` significant digits, as `DecimalArithmetic.divide` says.
+    func divided(by other: Self, precision: Int) -> Self? {
+        typealias Limbs = DecimalArithmetic.Limbs
+        if isZero { return .zero }
+        // The integer quotient of (m_a · 10^k) / m_b has at least precision + 1 digits.
+        let k = Swift.max(0, precision + 1 + other.digits.count - digits.count)
+        let divisor = Limbs(digits: other.digits)
+        var remainder = Limbs(limbs: [])
+        var quotient: [UInt8] = []
+        quotient.reserveCapacity(digits.count + k)
+        for i in 0..<(digits.count + k) {
+            let digit = i < digits.count ? digits[i] : 0
+            remainder = Limbs.add(remainder.multiplied(bySmall: 10), Limbs(limbs: [UInt32(digit)]))
+            var q: UInt8 = 0
+            while Limbs.compare(remainder, divisor) >= 0 {
+                remainder = Limbs.subtract(remainder, divisor)
+                q += 1
+            }
+            quotient.append(q)
+        }
+        let first = quotient.firstIndex { $0 != 0 } ?? quotient.count
+        var q = Array(quotient[first...])
+        let (e1, o1) = exponent.subtractingReportingOverflow(other.exponent)
+        let (e2, o2) = e1.subtractingReportingOverflow(k)
+        guard !o1 && !o2 else { return nil }
+        var resultExponent = e2
+        let negative = isNegative != other.isNegative
+        let exact = remainder.limbs.isEmpty
+        let trailingZeros = q.reversed().prefix { $0 == 0 }.count
+        if exact && q.count - trailingZeros <= precision {
+            return Self.normalized(isNegative: negative, digits: q, exponent: resultExponent)
+        }
+        // Round to `precision` digits, half to even; the remainder is a sticky digit.
+        let dropped = q.count - precision
+        let firstDropped = q[precision]
+        let restNonZero = !exact || q[(precision + 1)...].contains { $0 != 0 }
+        q.removeLast(dropped)
+        if firstDropped > 5 || (firstDropped == 5 && (restNonZero || q[precision - 1] % 2 == 1)) {
+            var i = q.count - 1
+            while i >= 0 && q[i] == 9 {
+                q[i] = 0
+                i -= 1
+            }
+            if i >= 0 { q[i] += 1 } else { q.insert(1, at: 0) }
+        }
+        let (e3, o3) = resultExponent.addingReportingOverflow(dropped)
+        guard !o3 else { return nil }
+        resultExponent = e3
+        return Self.normalized(isNegative: negative, digits: q, exponent: resultExponent)
+    }
+}
