@@ -57,6 +57,7 @@ public struct FilterGen {
         case 4: return "(" + space() + expression(paths, delimiter: delimiter, depth: depth + 1) + space() + ")"
         default:
             let (steps, shape) = r.pick(paths)
+            if r.percent(15), let computed = expressionPath(steps, delimiter: delimiter) { return computedTest(computed) }
             return test(path(steps, delimiter: delimiter) ?? "id", shape)
         }
     }
@@ -78,6 +79,32 @@ public struct FilterGen {
         default: return r.pick([path + " == null", path + " is null", path + " in [null," + space() + literal(shape) + "]",
                                 "exists(" + path + ") && " + path + " != null"])
         }
+    }
+
+    /// A test in the grammar of computed fields: functions, arithmetic, a path against itself.
+    private mutating func computedTest(_ p: String) -> String {
+        switch r.below(7) {
+        case 0: return "length(" + p + ")" + space() + ">" + space() + String(r.below(4))
+        case 1: return "contains(string(" + p + ")," + space() + quoted(r.pick(["a", "1", "", "é"])) + ")"
+        case 2: return "startsWith(lower(string(" + p + "))," + space() + quoted(r.pick(["a", "t", "-"])) + ")"
+        case 3: return p + space() + "==" + space() + p
+        case 4: return p + " * 2 >= " + p + " + 1"
+        case 5: return "coalesce(" + p + ", 0) != 0"
+        default: return "trim(string(" + p + ")) == " + quoted(r.pick(["a", "1", "true"]))
+        }
+    }
+
+    /// The path between backquotes as the expression grammar reads it (nil when that does not read back as these
+    /// steps).
+    private func expressionPath(_ steps: [String], delimiter: String) -> String? {
+        var quoted = "`"
+        for s in steps.joined(separator: delimiter).unicodeScalars {
+            if s == "`" { quoted += "``" } else { quoted.unicodeScalars.append(s) }
+        }
+        quoted += "`"
+        guard let e = try? ValueExpression(quoted, delimiter: delimiter), e.paths.count == 1,
+              e.paths[0].steps.map({ Array($0.utf8) }) == steps.map({ Array($0.utf8) }) else { return nil }
+        return quoted
     }
 
     /// The path written bare (when it reads back as these steps) or between backquotes (a backquote inside

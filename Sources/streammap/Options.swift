@@ -45,7 +45,7 @@ struct SpecOptions: ParsableArguments {
     var defaults: [String] = []
 
     @Option(name: .customLong("where"),
-            help: ArgumentHelp("Map only the records for which EXPR holds, over the input record's paths: PATH == JSON (also !=, <, <=, >, >=), PATH in [JSON, …], exists(PATH), PATH is TYPE, !, &&, ||, parentheses (README, \"Keeping and dropping records\"). The others are counted as filtered. Replaces the spec's \"where\".",
+            help: ArgumentHelp("Map only the records for which EXPR holds, over the input record's paths: PATH == JSON (also !=, <, <=, >, >=), PATH in [JSON, …], exists(PATH), PATH is TYPE, computed tests (contains(title, \"x\"), length(tags) > 2, price * qty > 100), !, &&, ||, parentheses (docs/cli.md, \"Keeping and dropping records\"). The others are counted as filtered. Replaces the spec's \"where\".",
                                valueName: "expr"))
     var filter: String?
 

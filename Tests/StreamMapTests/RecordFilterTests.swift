@@ -362,3 +362,54 @@ struct RecordFilterTests {
         }
     }
 }
+
+/// `where` with the functions and arithmetic of computed fields: a test may call a function, compute, or compare two
+/// paths; its paths join the filter's (so both engines read them from the record's projection).
+@Suite("where: computed tests")
+struct RecordFilterComputedTests {
+    let base = RecordFilterTests()
+
+    @Test(arguments: [
+        (#"contains(t, "Swift")"#, #"{"t":"Swift is fun"}"#, true),
+        (#"contains(t, "Swift")"#, #"{"t":"Rust"}"#, false),
+        (#"startsWith(lower(t), "sw") && endsWith(t, "fun")"#, #"{"t":"Swift is fun"}"#, true),
+        ("length(tags) > 2", #"{"tags":[1,2,3]}"#, true),
+        ("length(tags) > 2", #"{"tags":"ab"}"#, false),
+        ("length(tags) > 2", #"{"tags":5}"#, false),  // an error in computing: the test does not hold
+        ("a == `b`", #"{"a":1,"b":1.0}"#, true),
+        ("a == `b`", #"{"a":1}"#, false),
+        ("a != `b`", #"{}"#, true),
+        ("a == lower(b)", #"{"a":"x","b":"X"}"#, true),
+        ("price * qty > 100", #"{"price":"9.99","qty":20}"#, false),
+        ("price * qty > 100", #"{"price":9.99,"qty":20}"#, true),
+        ("a - 1 == 0 || b == `a`", #"{"a":1}"#, true),
+        ("`n` == `nope`", #"{"n":1,"nope":1}"#, true),
+        (#"a == (-b)"#, #"{"a":-2,"b":2}"#, true),
+        (#"type == "PushEvent" && length(payload.commits) >= 1"#, #"{"type":"PushEvent","payload":{"commits":[{}]}}"#, true),
+        (#"!(contains(t, "x")) && exists(t)"#, #"{"t":"abc"}"#, true),
+    ] as [(String, String, Bool)])
+    func computedTests(_ expression: String, _ record: String, _ expected: Bool) throws {
+        #expect(try base.keeps(expression, record) == expected, "\(expression) over \(record)")
+    }
+
+    @Test func theExpressionsPathsJoinTheFilters() throws {
+        let filter = try RecordFilter(#"type == "x" && contains(title, type) || length(user.name) > 2"#)
+        #expect(filter.paths.map(\.description) == ["type", "title", "user.name"])
+    }
+
+    @Test func syntaxErrorsOfComputedTests() {
+        // A bare word on the right is not read as another field: a string written without quotes says so.
+        #expect(throws: RecordFilterSyntaxError.self) { try RecordFilter("type == PushEvent") }
+        do {
+            _ = try RecordFilter("type == PushEvent")
+        } catch {
+            #expect(error.message.hasSuffix("(a string is written in quotes, another field in backquotes: `name`)"))
+        }
+        #expect(throws: RecordFilterSyntaxError(column: 11, message: #"comparisons do not chain: write "a < b && b < c""#, text: "a * 1 < b < c")) {
+            try RecordFilter("a * 1 < b < c")
+        }
+        #expect(throws: RecordFilterSyntaxError(column: 1, message: "lower() takes 1 argument, found 2", text: #"lower(a, b) == "x""#)) {
+            try RecordFilter(#"lower(a, b) == "x""#)
+        }
+    }
+}

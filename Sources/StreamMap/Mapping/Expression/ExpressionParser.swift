@@ -46,6 +46,15 @@ struct ExpressionParser {
         return (program, paths)
     }
 
+    /// For `where`: one comparison (`+ - * /`, functions, one comparison operator; no `&&`, `||`) from byte
+    /// `offset` of the text; the program, its paths, and the offset where it stopped.
+    mutating func parseTest(from offset: Int) throws(ExpressionSyntaxError) -> ([ValueExpression.Step], [KeyPath], Int) {
+        position = offset
+        depth = 1
+        try parseComparison()
+        return (program, paths, position)
+    }
+
     private mutating func parseExpression() throws(ExpressionSyntaxError) {
         depth += 1
         defer { depth -= 1 }

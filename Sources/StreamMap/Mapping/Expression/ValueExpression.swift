@@ -36,6 +36,14 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
         self.program = program
     }
 
+    /// A parsed program (a `where` test parsed by `ExpressionParser.parseTest`).
+    init(text: String, delimiter: String, program: [Step], paths: [KeyPath]) {
+        self.text = text
+        self.delimiter = delimiter
+        self.paths = paths
+        self.program = program
+    }
+
     public var description: String { text }
 
     /// The same expression (by bytes) with the same delimiter.

@@ -17,6 +17,9 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
     /// One step of the postfix program: tests push a truth value, the operators combine the top of the stack.
     enum Instruction: Sendable, Equatable {
         case test(path: Int, Test)
+        /// A comparison of computed values (`length(name) > 3`, `contains(title, "swift")`, `a == b`): holds when
+        /// the expression gives `true`; `paths[i]` is the filter's path of the expression's path `i`.
+        case compute(ValueExpression, paths: [Int])
         case not, and, or
     }
 
@@ -88,6 +91,15 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
                     values[path] = .read(read.value, read.key)
                 }
                 stack.append(Self.holds(test, for: read.value, key: read.key))
+            case .compute(let expression, let map):
+                let evaluation = expression.evaluate { i in
+                    let path = map[i]
+                    if case .read(let v, _) = values[path] { return v }
+                    let v = value(path)
+                    values[path] = .read(v, v.flatMap(ScalarKey.init))
+                    return v
+                }
+                if case .value(.bool(true)?, _) = evaluation { stack.append(true) } else { stack.append(false) }
             case .not:
                 stack[stack.count - 1].toggle()
             case .and:

@@ -101,6 +101,7 @@ struct RecordFilterParser {
 
     private mutating func parseTest() throws(RecordFilterSyntaxError) {
         let start = position
+        if functionCallAhead() { return try parseComputedTest(from: start) }
         if wordAhead("exists") {
             let afterWord = position + 6
             position = afterWord
@@ -149,6 +150,9 @@ struct RecordFilterParser {
             program.append(.test(path: path, .type(type)))
             return
         }
+        if position < bytes.count, [UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "/")].contains(bytes[position]) {
+            return try parseComputedTest(from: start)  // arithmetic on the left: `price * qty > 100`
+        }
         let operators = ["==", "!=", "<=", ">=", "<", ">"]
         guard let op = operators.first(where: { starts(with: $0) }) else {
             if position < bytes.count && bytes[position] == UInt8(ascii: "=") {
@@ -158,6 +162,12 @@ struct RecordFilterParser {
         }
         position += op.utf8.count
         skipSpace()
+        // Another field (in backquotes, so that a string written without quotes is not read as a path), a function
+        // or an expression on the right: `` a == `b` ``, `a == lower(b)`, `n > (m * 2)`.
+        if position < bytes.count && !jsonAhead()
+            && (bytes[position] == UInt8(ascii: "`") || bytes[position] == UInt8(ascii: "(") || functionCallAhead() || wordAhead("if")) {
+            return try parseComputedTest(from: start)
+        }
         let literal = try parseJSON(after: op)
         switch op {
         case "==": program.append(.test(path: path, .equals(RecordFilter.Literal(literal))))
@@ -176,6 +186,48 @@ struct RecordFilterParser {
             }
             program.append(.test(path: path, .order(RecordFilter.Comparison(rawValue: op)!, ScalarKey(literal)!)))
         }
+    }
+
+    /// A function call here (a word that names an expression function, then `(`).
+    private func functionCallAhead() -> Bool {
+        var end = position
+        while end < bytes.count && Self.isWordByte(bytes[end]) { end += 1 }
+        guard end > position, ExpressionFunction(rawValue: String(decoding: bytes[position..<end], as: UTF8.self)) != nil else { return false }
+        while end < bytes.count && (bytes[end] == UInt8(ascii: " ") || bytes[end] == UInt8(ascii: "\t")) { end += 1 }
+        return end < bytes.count && bytes[end] == UInt8(ascii: "(")
+    }
+
+    /// Whether a JSON value starts here (else the right side of a comparison is a path or an expression).
+    private func jsonAhead() -> Bool {
+        switch bytes[position] {
+        case UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "-"):
+            return peek(1).map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? true
+        default:
+            return wordAhead("true") || wordAhead("false") || wordAhead("null")
+        }
+    }
+
+    /// A test in the grammar of computed fields (ValueExpression): one comparison, parsed from `start`; its paths
+    /// join the filter's.
+    private mutating func parseComputedTest(from start: Int) throws(RecordFilterSyntaxError) {
+        var parser = ExpressionParser(text: text, delimiter: delimiterText)
+        let (steps, expressionPaths, end) = try parser.parseTest(from: start)
+        var map: [Int] = []
+        for path in expressionPaths {
+            let key = path.steps.map { Array($0.utf8) }
+            if let i = pathIndex[key] {
+                map.append(i)
+            } else {
+                pathIndex[key] = paths.count
+                paths.append(path)
+                map.append(paths.count - 1)
+            }
+        }
+        let source = String(decoding: bytes[start..<end], as: UTF8.self)
+        program.append(.compute(ValueExpression(text: source, delimiter: delimiterText, program: steps, paths: expressionPaths), paths: map))
+        position = end
     }
 
     /// A path, bare or between backquotes; returns its index in `paths`.
@@ -257,7 +309,9 @@ struct RecordFilterParser {
         do {
             return try JSONParser.parse(Array(bytes[start..<position]), options: JSONParserOptions(maximumDepth: Self.maximumLiteralDepth))
         } catch {
-            throw self.error(at: start, "not a JSON value after \(op): \(error.message)")
+            let bare = bytes[start] >= 0x80 || Self.isWordByte(bytes[start])
+            throw self.error(at: start, "not a JSON value after \(op): \(error.message)"
+                             + (bare ? " (a string is written in quotes, another field in backquotes: `name`)" : ""))
         }
     }
 
