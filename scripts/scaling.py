@@ -234,6 +234,21 @@ CASES = [
      lambda n: nested(n, "a"), 500),
     ("where, many records", STREAM_AND_TREE, ["--where", 'user_name == "u7" || tags.1 == "c"'], None, records, 6000),
     ("where, jobs 2, many records", ("stream",), ["--jobs", "2", "--where", "id >= 100"], None, records, 6000),
+    # Computed fields: string functions and regular expressions on one long string, a long chain of operators, a big
+    # array, many records, and a pattern that takes exponential time in a backtracking engine.
+    ("expr, string functions on a long string", STREAM_AND_TREE,
+     ["--set", 't=replace(lower(s), "xx", "y")', "--set", "n=length(split(s, \"x\"))", "--set", 'c=contains(s, "xxxxxxxxxy")'],
+     None, long_string, 20000),
+    ("expr, pathological regular expressions", STREAM_AND_TREE,
+     ["--set", 'a=matches(s, "^(x*)*y$")', "--set", 'b=replaceMatches(s, "(x+)+z", "-")'], None, long_string, 20000),
+    ("expr, a long chain of +", STREAM_AND_TREE, ["-s", "{spec}"],
+     lambda n: {"fields": {"t": {"expr": " + ".join(["score"] * n)}}}, lambda n: records(20), 4000),
+    ("expr, a big array", STREAM_AND_TREE, ["--set", 'j=length(join(a, ","))'], None,
+     lambda n: json.dumps({"a": ["ab"] * n}) + "\n", 20000),
+    ("expr, many records", STREAM_AND_TREE, ["--field", "id", "--set", "t=score * id / 3", "--set", 'u=upper(user_name) + "!"'],
+     None, records, 6000),
+    ("where with functions, many records", STREAM_AND_TREE, ["--where", 'startsWith(user_name, "u7") || matches(user_name, "^u1[0-9]+$")'],
+     None, records, 6000),
 ]
 for conversion, text in [("url", "a"), ("uuid", "a"), ("stringToNumber", "1"), ("toString", "x"),
                          ({"base64": True, "from": "standard", "to": "url"}, "QUJD"),

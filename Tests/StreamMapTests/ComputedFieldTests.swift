@@ -126,6 +126,53 @@ struct ComputedFieldTests {
         #expect(try Self.value(expression) == expected, "\(expression)")
     }
 
+    // MARK: Regular expressions
+
+    @Test(arguments: [
+        (#"matches("hello world", "^h.*d$")"#, "true"), (#"matches("abc", "^b")"#, "false"), (#"matches("abc", "b")"#, "true"),
+        (#"matches("AbC", "^[a-z]+$")"#, "false"), (#"matches("x_9", "^\\w+$")"#, "true"), (#"matches("a b", "\\S\\s\\S")"#, "true"),
+        (#"matches("a\nb", "a.b")"#, "false"), (#"matches("aaa", "^a{2,3}$")"#, "true"), (#"matches("aaaa", "^a{2,3}$")"#, "false"),
+        (#"matches("a|b", "a\\|b")"#, "true"), (#"matches("", "")"#, "true"), (#"matches("é", "^.$")"#, "true"),
+        (##"replaceMatches("a1b22c333", "[0-9]+", "#")"##, ##""a#b#c#""##), (#"replaceMatches("abc", "x*", "-")"#, #""-a-b-c-""#),
+        (#"replaceMatches("aaa", "a*?", "-")"#, #""-a-a-a-""#), (#"replaceMatches("foo bar", "o|oo", "0")"#, #""f00 bar""#),
+        (#"replaceMatches("héllo wörld", "[^a-z ]", "_")"#, #""h_llo w_rld""#), (#"replaceMatches("a.b", "\\.", "")"#, #""ab""#),
+        (#"replaceMatches("x-y-z", "(?:-|_)y", "")"#, #""x-z""#), (#"replaceMatches("aab", "a+?", "1")"#, #""11b""#),
+    ])
+    func regularExpressions(_ expression: String, _ expected: String) throws {
+        #expect(try Self.value(expression) == expected, "\(expression)")
+    }
+
+    @Test(arguments: [
+        (#"matches(s, "(a")"#, #"in the pattern "(a", at 1: this "(" is never closed"#),
+        (#"matches(s, "\\1")"#, #"in the pattern "\\1", at 1: back-references (\1) are not supported: they cannot match in linear time"#),
+        (#"matches(s, "(?=a)")"#, #"in the pattern "(?=a)", at 1: "(?" groups (look-around, flags, names) are not supported: only (?:…)"#),
+        (#"matches(s, "a**")"#, #"in the pattern "a**", at 3: a quantifier cannot follow another (write a group: (a*)*)"#),
+        (#"matches(s, "a{2000}")"#, #"in the pattern "a{2000}", at 2: a count is at most 1000"#),
+        (#"matches(s, "((a{100}){100}){100}")"#, #"in the pattern "((a{100}){100}){100}", at 1: the pattern is too large (over 20000 steps once its counts are spelled out)"#),
+        (#"matches(s, t)"#, #"matches() takes its pattern as a string literal ("^[a-z]+$"), found "t)""#),
+    ])
+    func patternsOutsideTheSubsetAreSyntaxErrors(_ expression: String, _ message: String) {
+        do {
+            _ = try ValueExpression(expression)
+            Issue.record("\(expression) parsed")
+        } catch {
+            #expect(error.message == message, "\(expression)")
+        }
+    }
+
+    /// Patterns that take exponential time in a backtracking engine take linear time here.
+    @Test func regularExpressionsAreLinearOnPathologicalPatterns() throws {
+        let spec = try Spec(json: #"{"fields":{"a":{"expr":"matches(s, \"^(a*)*b$\")"},"b":{"expr":"matches(s, \"^(a|a)*c\")"},"c":{"expr":"replaceMatches(s, \"(a+)+x\", \"-\")"}}}"#)
+        var stream = StreamEngine(mapper: spec.mapper)
+        try LibraryScalingTests.expectLinear("pathological patterns", n: 2_000) { n in
+            let record = Array(#"{"s":"\#(String(repeating: "a", count: n))"}"#.utf8)
+            var w = JSONWriter()
+            let outcome = record.withUnsafeBytes { stream.map(record: $0, into: &w) }
+            #expect(outcome == .mapped(warnings: []))
+            #expect(w.bytes.starts(with: Array(#"{"a":false,"b":false,"c":"a"#.utf8)))
+        }
+    }
+
     // MARK: Absent, null, policies, errors
 
     @Test func absentAndNullBecomeTheResultAndTheFieldsPoliciesDecide() throws {
@@ -169,7 +216,7 @@ struct ComputedFieldTests {
         ("a +", 4, #"expected a value, a path or "(" here, found the end of the expression"#),
         ("a = 1", 3, #"expected "==" (a single "=" is not an operator)"#),
         ("a < b < c", 7, #"comparisons do not chain: write "a < b && b < c""#),
-        ("lowr(a)", 1, #"unknown function "lowr" (did you mean "lower"?); the functions are coalesce, lower, upper, trim, trimStart, trimEnd, length, contains, startsWith, endsWith, replace, substring, split, join, string, number"#),
+        ("lowr(a)", 1, #"unknown function "lowr" (did you mean "lower"?); the functions are coalesce, lower, upper, trim, trimStart, trimEnd, length, contains, startsWith, endsWith, replace, substring, split, join, string, number, matches, replaceMatches"#),
         ("lower(a, b)", 1, "lower() takes 1 argument, found 2"),
         ("(a + 1", 7, #"expected ")" to close the "(" at column 1, found the end of the expression"#),
         ("if a then 1", 12, #"expected "else" after the "then" branch of the "if" at column 1, found the end of the expression"#),
@@ -265,7 +312,8 @@ enum ExpressionGen {
         case 6: return "coalesce(\(x(&rng)), \(x(&rng)))"
         case 7: return "\(["lower", "upper", "trim", "length", "string", "number"][rng.below(6)])(\(x(&rng)))"
         case 8: return "\(["contains", "startsWith", "endsWith", "split", "join"][rng.below(5)])(\(x(&rng)), \(x(&rng)))"
-        case 9: return "replace(\(x(&rng)), \(x(&rng)), \(x(&rng)))"
+        case 9: return rng.below(2) == 0 ? "replace(\(x(&rng)), \(x(&rng)), \(x(&rng)))"
+            : rng.below(2) == 0 ? "matches(\(x(&rng)), \"^[a-z]+( |$)\")" : "replaceMatches(\(x(&rng)), \"[A-Z]|\\\\d+\", \(x(&rng)))"
         case 10: return "substring(\(x(&rng)), \(x(&rng)))"
         default: return "-\(x(&rng))"
         }

@@ -387,6 +387,8 @@ struct RecordFilterComputedTests {
         (#"a == (-b)"#, #"{"a":-2,"b":2}"#, true),
         (#"type == "PushEvent" && length(payload.commits) >= 1"#, #"{"type":"PushEvent","payload":{"commits":[{}]}}"#, true),
         (#"!(contains(t, "x")) && exists(t)"#, #"{"t":"abc"}"#, true),
+        (#"matches(t, "^[A-Z][a-z]+ is")"#, #"{"t":"Swift is fun"}"#, true),
+        (#"matches(t, "^[A-Z][a-z]+ is")"#, #"{"t":"swift is fun"}"#, false),
     ] as [(String, String, Bool)])
     func computedTests(_ expression: String, _ record: String, _ expected: Bool) throws {
         #expect(try base.keeps(expression, record) == expected, "\(expression) over \(record)")

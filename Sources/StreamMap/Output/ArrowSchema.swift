@@ -401,14 +401,18 @@ struct TypeInference {
             case .jump(let target), .coalesceJump(let target):
                 try jumpTo(target, top())
                 stack.removeLast()
+            case .regex(_, let replaces):
+                if replaces { stack.removeLast() }
+                stack[stack.count - 1] = .known(replaces ? .utf8 : .bool)
             case .call(let function, let count):
                 stack.removeLast(count)
                 switch function {
                 case .coalesce, .number: stack.append(.unknown)
                 case .length: stack.append(.known(.int64))
-                case .contains, .startsWith, .endsWith: stack.append(.known(.bool))
+                case .contains, .startsWith, .endsWith, .matches: stack.append(.known(.bool))
                 case .split: stack.append(.known(.list(.utf8)))
-                case .lower, .upper, .trim, .trimStart, .trimEnd, .replace, .substring, .join, .string: stack.append(.known(.utf8))
+                case .lower, .upper, .trim, .trimStart, .trimEnd, .replace, .substring, .join, .string, .replaceMatches:
+                    stack.append(.known(.utf8))
                 }
             }
         }

@@ -4,15 +4,15 @@
 /// function takes time linear in its arguments and result.
 enum ExpressionFunction: String, CaseIterable, Sendable {
     case coalesce, lower, upper, trim, trimStart, trimEnd, length, contains, startsWith, endsWith, replace,
-         substring, split, join, string, number
+         substring, split, join, string, number, matches, replaceMatches
 
     /// How many arguments the function takes.
     var arity: ClosedRange<Int> {
         switch self {
         case .coalesce: return 1...Int.max
         case .lower, .upper, .trim, .trimStart, .trimEnd, .length, .string, .number: return 1...1
-        case .contains, .startsWith, .endsWith, .split, .join: return 2...2
-        case .replace: return 3...3
+        case .contains, .startsWith, .endsWith, .split, .join, .matches: return 2...2
+        case .replace, .replaceMatches: return 3...3
         case .substring: return 2...3
         }
     }
@@ -39,8 +39,8 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
         }
         do {
             switch self {
-            case .coalesce:
-                return .success(a[0])
+            case .coalesce, .matches, .replaceMatches:
+                return .success(a[0])  // (never called: coalesce is jumps, the patterns are compiled steps)
             case .lower:
                 return .success(.string(try string(0).get().lowercased()))
             case .upper:

@@ -249,6 +249,10 @@ struct ExpressionParser {
         var count = 0
         var pendingJumps: [Int] = []
         skipSpace()
+        if function == .matches || function == .replaceMatches {
+            try parseRegexArguments(function, name: name, at: start)
+            return
+        }
         if position < bytes.count && bytes[position] == UInt8(ascii: ")") {
             position += 1
         } else {
@@ -282,6 +286,44 @@ struct ExpressionParser {
         } else {
             program.append(.call(function, arguments: count))
         }
+    }
+
+    /// `matches(s, "pattern")`, `replaceMatches(s, "pattern", to)`: the pattern is a string literal, compiled here
+    /// (a pattern outside the linear-time subset is a syntax error at its place).
+    private mutating func parseRegexArguments(_ function: ExpressionFunction, name: String, at start: Int) throws(ExpressionSyntaxError) {
+        try parseExpression()
+        try expectComma(name, at: start)
+        skipSpace()
+        let literalStart = position
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            throw error(at: position, "\(name)() takes its pattern as a string literal (\"^[a-z]+$\"), found \(found(position))")
+        }
+        guard case .string(let pattern) = try parseString() else { return }
+        let regex: LinearRegex
+        do {
+            regex = try LinearRegex(pattern)
+        } catch {
+            throw self.error(at: literalStart, "in the pattern \(JSONWriter.string(.string(pattern))), at \(error.offset + 1): \(error.message)")
+        }
+        if function == .replaceMatches {
+            try expectComma(name, at: start)
+            try parseExpression()
+        }
+        skipSpace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: ")") else {
+            let takes = function == .matches ? "2 arguments" : "3 arguments"
+            throw error(at: position, "\(name)() takes \(takes): expected \")\", found \(found(position))")
+        }
+        position += 1
+        program.append(.regex(regex, replaces: function == .replaceMatches))
+    }
+
+    private mutating func expectComma(_ name: String, at start: Int) throws(ExpressionSyntaxError) {
+        skipSpace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: ",") else {
+            throw error(at: position, "expected \",\" in the call of \(name)() at column \(column(start)), found \(found(position))")
+        }
+        position += 1
     }
 
     private mutating func emitPlaceholder() -> Int {

@@ -74,6 +74,8 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
         /// anything else is popped and the next argument follows.
         case coalesceJump(Int)
         case call(ExpressionFunction, arguments: Int)
+        /// `matches(s, "re")` (pops s) or `replaceMatches(s, "re", to)` (pops s and to): the pattern compiled once.
+        case regex(LinearRegex, replaces: Bool)
     }
 
     enum Arithmetic: String, Sendable { case add = "+", subtract = "-", multiply = "*", divide = "/" }
@@ -178,6 +180,28 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
                     pc = target
                 } else {
                     stack.removeLast()
+                }
+            case .regex(let pattern, let replaces):
+                let count = replaces ? 2 : 1
+                let arguments = Array(stack[(stack.count - count)...])
+                stack.removeLast(count)
+                if let p = arguments.first(where: { $0.value == nil }) ?? arguments.first(where: { $0.value!.isNull }) {
+                    stack.append(p)
+                    continue
+                }
+                for a in arguments {
+                    guard case .string = a.value! else { return fail(a, .typeMismatch(expected: "string", found: a.value)) }
+                }
+                guard case .string(let s) = arguments[0].value! else { continue }
+                let text = Array(s.unicodeScalars)
+                if replaces {
+                    guard case .string(let replacement) = arguments[1].value!,
+                          let out = pattern.replacingMatches(in: text, with: replacement, longest: ExpressionFunction.longestResult) else {
+                        return fail(arguments[0], MapError(.value, "replaceMatches(): the result would be longer than \(ExpressionFunction.longestResult >> 20) MiB"))
+                    }
+                    stack.append(Operand(value: .string(out), origin: -1))
+                } else {
+                    stack.append(Operand(value: .bool(pattern.matches(text)), origin: -1))
                 }
             case .call(let function, let count):
                 let arguments = Array(stack[(stack.count - count)...])
