@@ -15,17 +15,16 @@
 /// `_`, `$`, `@`, any non-ASCII character, and the delimiter) or between backquotes (`` `content-type` ``, a
 /// backquote inside doubled). `true`, `false`, `null`, `if`, `then` and `else` are words of the language; a key
 /// with such a name is written in backquotes.
-struct ExpressionParser {
-    private let bytes: [UInt8]
-    private let text: String
+struct ExpressionParser: ExpressionScanning {
+    let bytes: [UInt8]
+    let text: String
     private let delimiter: [UInt8]
     private let delimiterText: String
-    private var position = 0
+    var position = 0
     private var depth = 0
 
     private var program: [ValueExpression.Step] = []
-    private var paths: [KeyPath] = []
-    private var pathIndex: [[[UInt8]]: Int] = [:]
+    private var paths = DistinctPaths()
 
     init(text: String, delimiter: String) {
         self.text = text
@@ -43,7 +42,7 @@ struct ExpressionParser {
             if bytes[position] == UInt8(ascii: "=") { throw error(at: position, "expected \"==\" (a single \"=\" is not an operator)") }
             throw error(at: position, "expected an operator, found \(found(position))")
         }
-        return (program, paths)
+        return (program, paths.paths)
     }
 
     /// For `where`: one comparison (`+ - * /`, functions, one comparison operator; no `&&`, `||`) from byte
@@ -52,7 +51,7 @@ struct ExpressionParser {
         position = offset
         depth = 1
         try parseComparison()
-        return (program, paths, position)
+        return (program, paths.paths, position)
     }
 
     private mutating func parseExpression() throws(ExpressionSyntaxError) {
@@ -378,21 +377,7 @@ struct ExpressionParser {
         let start = position
         var raw: [UInt8] = []
         if bytes[position] == UInt8(ascii: "`") {
-            position += 1
-            while true {
-                guard position < bytes.count else { throw error(at: start, "this backquoted path is never closed") }
-                if bytes[position] == UInt8(ascii: "`") {
-                    if peek(1) == UInt8(ascii: "`") {
-                        raw.append(UInt8(ascii: "`"))
-                        position += 2
-                        continue
-                    }
-                    position += 1
-                    break
-                }
-                raw.append(bytes[position])
-                position += 1
-            }
+            raw = try backquoted()
         } else {
             while position < bytes.count {
                 if !delimiter.isEmpty && starts(with: delimiter) && position + delimiter.count < bytes.count
@@ -409,11 +394,7 @@ struct ExpressionParser {
             guard !raw.isEmpty else { throw error(at: start, "expected a path here, found \(found(start))") }
         }
         let path = KeyPath(String(decoding: raw, as: UTF8.self), delimiter: delimiterText)
-        let key = path.steps.map { Array($0.utf8) }
-        if let i = pathIndex[key] { return i }
-        pathIndex[key] = paths.count
-        paths.append(path)
-        return paths.count - 1
+        return paths.index(of: path)
     }
 
     // MARK: Characters
@@ -423,21 +404,6 @@ struct ExpressionParser {
         !(isWordByte(b) || b == UInt8(ascii: "$") || b == UInt8(ascii: "@") || b >= 0x80)
     }
 
-    private static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
-
-    private static func isWordByte(_ b: UInt8) -> Bool {
-        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z")) || isDigit(b)
-            || b == UInt8(ascii: "_")
-    }
-
-    private static func isSpace(_ b: UInt8) -> Bool {
-        b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\r")
-    }
-
-    private mutating func skipSpace() {
-        while position < bytes.count && Self.isSpace(bytes[position]) { position += 1 }
-    }
-
     private mutating func skipSpaceAndMatch(_ s: String) -> Bool {
         skipSpace()
         guard starts(with: s) else { return false }
@@ -445,46 +411,4 @@ struct ExpressionParser {
         return true
     }
 
-    private func peek(_ ahead: Int) -> UInt8? {
-        position + ahead < bytes.count ? bytes[position + ahead] : nil
-    }
-
-    private func starts(with s: String) -> Bool { starts(with: Array(s.utf8)) }
-
-    private func starts(with s: [UInt8]) -> Bool {
-        guard !s.isEmpty, position + s.count <= bytes.count else { return false }
-        for i in s.indices where bytes[position + i] != s[i] { return false }
-        return true
-    }
-
-    /// `word` here, not followed by a letter, digit or `_`.
-    private func wordAhead(_ word: String) -> Bool {
-        guard starts(with: word) else { return false }
-        let end = position + word.utf8.count
-        return end == bytes.count || !Self.isWordByte(bytes[end])
-    }
-
-    /// What is at `offset`, for messages: a few characters of it, or the end.
-    private func found(_ offset: Int) -> String {
-        guard offset < bytes.count else { return "the end of the expression" }
-        var end = offset
-        var scalars = 0
-        while end < bytes.count && scalars < 12 {
-            end += 1
-            while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
-            scalars += 1
-        }
-        let excerpt = String(decoding: bytes[offset..<end], as: UTF8.self)
-        return JSONWriter.string(.string(excerpt)) + (end < bytes.count ? "…" : "")
-    }
-
-    private func column(_ offset: Int) -> Int {
-        var column = 1
-        for b in bytes.prefix(offset) where b & 0xC0 != 0x80 { column += 1 }
-        return column
-    }
-
-    private func error(at offset: Int, _ message: String) -> ExpressionSyntaxError {
-        ExpressionSyntaxError(column: column(offset), message: message, text: text)
-    }
 }

@@ -9,16 +9,15 @@
 /// A PATH is written bare (`payload.size`, `items.0.id`: anything up to a space or one of `()!=<>&|"[]{},` and
 /// a backquote — the delimiter itself always belongs to the path) or between backquotes (`` `first name` ``, a
 /// backquote inside doubled). JSON is a JSON text (`"PushEvent"`, `12`, `true`, `null`, `[1, 2]`, `{"a": 1}`).
-struct RecordFilterParser {
-    private let bytes: [UInt8]
-    private let text: String
+struct RecordFilterParser: ExpressionScanning {
+    let bytes: [UInt8]
+    let text: String
     private let delimiter: [UInt8]
     private let delimiterText: String
-    private var position = 0
+    var position = 0
 
     private var program: [RecordFilter.Instruction] = []
-    private var paths: [KeyPath] = []
-    private var pathIndex: [[[UInt8]]: Int] = [:]
+    private var paths = DistinctPaths()
 
     init(text: String, delimiter: String) {
         self.text = text
@@ -85,7 +84,7 @@ struct RecordFilterParser {
             if top.op == .open { throw error(at: top.at, "this \"(\" is never closed") }
             emit(top.op)
         }
-        return (program, paths)
+        return (program, paths.paths)
     }
 
     private mutating func emit(_ op: Operator) {
@@ -214,17 +213,7 @@ struct RecordFilterParser {
     private mutating func parseComputedTest(from start: Int) throws(RecordFilterSyntaxError) {
         var parser = ExpressionParser(text: text, delimiter: delimiterText)
         let (steps, expressionPaths, end) = try parser.parseTest(from: start)
-        var map: [Int] = []
-        for path in expressionPaths {
-            let key = path.steps.map { Array($0.utf8) }
-            if let i = pathIndex[key] {
-                map.append(i)
-            } else {
-                pathIndex[key] = paths.count
-                paths.append(path)
-                map.append(paths.count - 1)
-            }
-        }
+        let map = expressionPaths.map { paths.index(of: $0) }
         let source = String(decoding: bytes[start..<end], as: UTF8.self)
         program.append(.compute(ValueExpression(text: source, delimiter: delimiterText, program: steps, paths: expressionPaths), paths: map))
         position = end
@@ -235,21 +224,7 @@ struct RecordFilterParser {
         let start = position
         var raw: [UInt8] = []
         if position < bytes.count && bytes[position] == UInt8(ascii: "`") {
-            position += 1
-            while true {
-                guard position < bytes.count else { throw error(at: start, "this backquoted path is never closed") }
-                if bytes[position] == UInt8(ascii: "`") {
-                    if peek(1) == UInt8(ascii: "`") {
-                        raw.append(UInt8(ascii: "`"))
-                        position += 2
-                        continue
-                    }
-                    position += 1
-                    break
-                }
-                raw.append(bytes[position])
-                position += 1
-            }
+            raw = try backquoted()
         } else {
             while position < bytes.count {
                 if !delimiter.isEmpty && starts(with: delimiter) {
@@ -268,11 +243,7 @@ struct RecordFilterParser {
             }
         }
         let path = KeyPath(String(decoding: raw, as: UTF8.self), delimiter: delimiterText)
-        let key = path.steps.map { Array($0.utf8) }
-        if let i = pathIndex[key] { return i }
-        pathIndex[key] = paths.count
-        paths.append(path)
-        return paths.count - 1
+        return paths.index(of: path)
     }
 
     /// A JSON text starting here: its extent found by scanning (strings, nested brackets), then parsed strictly.
@@ -337,56 +308,4 @@ struct RecordFilterParser {
         isWordByte(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".")
     }
 
-    private static func isWordByte(_ b: UInt8) -> Bool {
-        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
-            || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_")
-    }
-
-    private mutating func skipSpace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): position += 1
-            default: return
-            }
-        }
-    }
-
-    private func peek(_ ahead: Int) -> UInt8? {
-        position + ahead < bytes.count ? bytes[position + ahead] : nil
-    }
-
-    private func starts(with s: String) -> Bool { starts(with: Array(s.utf8)) }
-
-    private func starts(with s: [UInt8]) -> Bool {
-        guard position + s.count <= bytes.count else { return false }
-        for i in s.indices where bytes[position + i] != s[i] { return false }
-        return true
-    }
-
-    /// `word` here, not followed by a letter, digit or `_` (so `index` is a path, `in [` an operator).
-    private func wordAhead(_ word: String) -> Bool {
-        guard starts(with: word) else { return false }
-        let end = position + word.utf8.count
-        return end == bytes.count || !Self.isWordByte(bytes[end])
-    }
-
-    /// What is at `offset`, for messages: a few characters of it, or the end.
-    private func found(_ offset: Int) -> String {
-        guard offset < bytes.count else { return "the end of the expression" }
-        var end = offset
-        var scalars = 0
-        while end < bytes.count && scalars < 12 {
-            end += 1
-            while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
-            scalars += 1
-        }
-        let excerpt = String(decoding: bytes[offset..<end], as: UTF8.self)
-        return JSONWriter.string(.string(excerpt)) + (end < bytes.count ? "…" : "")
-    }
-
-    private func error(at offset: Int, _ message: String) -> RecordFilterSyntaxError {
-        var column = 1
-        for b in bytes.prefix(offset) where b & 0xC0 != 0x80 { column += 1 }
-        return RecordFilterSyntaxError(column: column, message: message, text: text)
-    }
 }
