@@ -150,6 +150,9 @@ struct ComputedFieldTests {
         (#"matches(s, "a{2000}")"#, #"in the pattern "a{2000}", at 2: a count is at most 1000"#),
         (#"matches(s, "((a{100}){100}){100}")"#, #"in the pattern "((a{100}){100}){100}", at 1: the pattern is too large (over 20000 steps once its counts are spelled out)"#),
         (#"matches(s, t)"#, #"matches() takes its pattern as a string literal ("^[a-z]+$"), found "t)""#),
+        // Counts of empty groups, nested: nothing to emit, but 1000^6 steps to spell out.
+        (#"matches(s, "((((((){1000}){1000}){1000}){1000}){1000}){1000}")"#,
+         #"in the pattern "((((((){1000}){1000}){1000}){1000}){1000}){1000}", at 1: the pattern is too large (over 20000 steps once its counts are spelled out)"#),
     ])
     func patternsOutsideTheSubsetAreSyntaxErrors(_ expression: String, _ message: String) {
         do {

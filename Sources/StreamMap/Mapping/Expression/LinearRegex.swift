@@ -384,16 +384,20 @@ private struct RegexParser {
     }
 }
 
-/// Emits the program; fails when it would exceed `LinearRegex.largestProgram` instructions.
+/// Emits the program; fails when it would exceed `LinearRegex.largestProgram` instructions, or when spelling out
+/// the counts takes more than `mostVisits` steps although it emits little (`((){1000}){1000}` nested deep).
 private struct RegexCompiler {
     var program: [LinearRegex.Instruction] = []
+    private var visits = 0
+    static let mostVisits = 200_000
 
     mutating func append(_ instruction: LinearRegex.Instruction) {
         program.append(instruction)
     }
 
     mutating func emit(_ node: RegexNode) throws(LinearRegex.SyntaxError) {
-        if program.count > LinearRegex.largestProgram {
+        visits += 1
+        if program.count > LinearRegex.largestProgram || visits > Self.mostVisits {
             throw LinearRegex.SyntaxError(offset: 0, message: "the pattern is too large (over \(LinearRegex.largestProgram) steps once its counts are spelled out)")
         }
         switch node {
