@@ -196,7 +196,7 @@ final class ObjectSink: ValueSink {
             }
             for _ in sources(field) {
                 let sink: ValueSink
-                if single || (field.computed == nil && field.sources.count == 1) {
+                if field.computed == nil && field.sources.count == 1 {
                     sink = resultSink
                 } else {
                     sink = ValueSink(.identity)

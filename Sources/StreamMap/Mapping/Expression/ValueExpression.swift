@@ -185,7 +185,7 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
                 let count = replaces ? 2 : 1
                 let arguments = Array(stack[(stack.count - count)...])
                 stack.removeLast(count)
-                if let p = arguments.first(where: { $0.value == nil }) ?? arguments.first(where: { $0.value!.isNull }) {
+                if let p = Self.propagated(arguments) {
                     stack.append(p)
                     continue
                 }
@@ -206,7 +206,7 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
             case .call(let function, let count):
                 let arguments = Array(stack[(stack.count - count)...])
                 stack.removeLast(count)
-                if let p = arguments.first(where: { $0.value == nil }) ?? arguments.first(where: { $0.value!.isNull }) {
+                if let p = Self.propagated(arguments) {
                     stack.append(p)
                     continue
                 }
@@ -220,13 +220,17 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
         return .value(result.value, origin: result.origin)
     }
 
-    /// Absent (first) or null (then) operand, which becomes the result.
+    /// The first absent operand, else the first null one: it becomes the result of an operator or a function.
+    private static func propagated(_ operands: [Operand]) -> Operand? {
+        operands.first { $0.value == nil } ?? operands.first { $0.value!.isNull }
+    }
+
+    /// The same for two operands, without an array (every binary operator asks).
     private static func propagated(_ a: Operand, _ b: Operand) -> Operand? {
         if a.value == nil { return a }
         if b.value == nil { return b }
         if a.value!.isNull { return a }
-        if b.value!.isNull { return b }
-        return nil
+        return b.value!.isNull ? b : nil
     }
 
     struct OperandError: Error {
