@@ -17,7 +17,7 @@ public enum CompressedFuzzing {
         var mappedRecords = JSONWriter()
         var lines: [String] = []
 
-        func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
             lines.append("\(location.line) \(String(decoding: mappedRecords.bytes, as: UTF8.self))")
             mappedRecords.removeAll()
             return true

@@ -43,6 +43,9 @@ public enum EngineFuzzing {
         /// A random `where` for about a third of the seeds (drawn from the seed by a generator of its own), applied by
         /// both engines.
         public var filter: RecordFilter? = nil
+        /// An explode for about a quarter of the seeds: of a key the mapped records have (mostly an array's), or of
+        /// one they lack; applied by both engines (the tree engine on the value, the stream engine on its output).
+        public var explode: RecordExplosion? = nil
     }
 
     /// Decodes `data` (see the file comment). Generation is deterministic: the same bytes give the same case.
@@ -111,7 +114,37 @@ public enum EngineFuzzing {
             c.filter = filter
             c.label += "\n  where \(text)  (delimiter \(delimiter))"
         }
+        var explodeRand = Rand(seed: SplitMix64.derive(seed, 0x6578_706C_6F64_65))
+        if let mapper, explodeRand.percent(25) {
+            c.explode = explosion(mapper, c.records, &explodeRand)
+            c.label += "\n  explode \(c.explode!)"
+        }
         return c
+    }
+
+    /// An explode of a key the mapped `records` have — an array's three times in four where there is one, nested
+    /// one level at times — or of a key they lack; empty records dropped or written with null.
+    public static func explosion(_ mapper: Mapper, _ records: [[UInt8]], _ r: inout Rand) -> RecordExplosion {
+        var arrays: [[String]] = [], others: [[String]] = []
+        for record in records.prefix(4) {
+            guard let value = try? JSONParser.parse(record), case .object(let o)? = mapper.map(value).value else { continue }
+            for (key, v) in o {
+                if case .array = v { arrays.append([key]) } else { others.append([key]) }
+                guard case .object(let inner) = v else { continue }
+                for (k, w) in inner.prefix(4) {
+                    if case .array = w { arrays.append([key, k]) } else { others.append([key, k]) }
+                }
+            }
+        }
+        let path: [String]
+        if !arrays.isEmpty && r.percent(75) {
+            path = arrays[r.int(0...(arrays.count - 1))]
+        } else if !others.isEmpty && r.percent(70) {
+            path = others[r.int(0...(others.count - 1))]
+        } else {
+            path = [["a"], ["items"], ["a", "b"]][r.int(0...2)]
+        }
+        return RecordExplosion(path: path, empty: r.bool() ? .drop : .null)
     }
 
     /// Where record `index` of a case is cut: every byte (15 %), or 1–4 points.
@@ -132,8 +165,8 @@ public enum EngineFuzzing {
     public static func check(_ data: UnsafeRawBufferPointer) -> String? {
         let c = decode(data)
         guard let mapper = c.mapper else { return nil }
-        var tree = TreeEngine(mapper: mapper, filter: c.filter, parserOptions: c.options)
-        var stream = StreamEngine(mapper: mapper, filter: c.filter, parserOptions: c.options)
+        var tree = TreeEngine(mapper: mapper, filter: c.filter, explode: c.explode, parserOptions: c.options)
+        var stream = StreamEngine(mapper: mapper, filter: c.filter, explode: c.explode, parserOptions: c.options)
         for (i, record) in c.records.enumerated() {
             let pieces = cuts(count: record.count, seed: c.seed, pieceByte: c.pieceByte, index: i)
             // The stream engine whole, as one piece (what the command line does with a line), in pieces; the tree
@@ -338,7 +371,8 @@ public enum EngineFuzzing {
 
     public static func render(_ o: RecordOutcome) -> String {
         switch o {
-        case .mapped(warnings: let w): return "mapped" + (w.isEmpty ? "" : ", warnings: " + w.map(render).joined(separator: "; "))
+        case .mapped(warnings: let w, let n):
+            return "mapped" + (n == 1 ? "" : " to \(n) records") + (w.isEmpty ? "" : ", warnings: " + w.map(render).joined(separator: "; "))
         case .rejected(.syntax(let e)): return "rejected: syntax error at byte \(e.byteOffset): \(JSONWriter.string(.string(e.message)))"
         case .rejected(let failure): return "rejected: " + failure.allErrors.map(render).joined(separator: "; ")
         case .filtered: return "filtered"

@@ -64,7 +64,12 @@ public enum SpecSchemaCases {
         #"{"mapper":{"type":[]}}"#,
         #"{"mapper":{"keys":"camel","deep":"yes"}}"#,
         #"{"mapper":{"object":[]}}"#,
-        #"{"mapper":5}"#
+        #"{"mapper":5}"#,
+        #"{"fields":{"items":"items"},"explode":""}"#,
+        #"{"fields":{"items":"items"},"explode":["items"]}"#,
+        #"{"fields":{"items":"items"},"explode":{"path":"items","empty":"keep"}}"#,
+        #"{"fields":{"items":"items"},"explode":{"empty":"null"}}"#,
+        #"{"fields":{"items":"items"},"explode":{"path":"items","each":true}}"#
     ]
 
     public static let valid: [String] = [
@@ -79,6 +84,8 @@ public enum SpecSchemaCases {
         #"{"fields":{"t":{"via":{"stringToDate":"iso8601"},"column":"timestamp(ms)"},"p":{"type":"number","column":"decimal(18, 2)"},"u":{"column":" timestamp "}}}"#,
         #"{"mapper":[{"type":["string","null"]},{"policy":"string","missing":"omit","null":"null","invalid":{"default":""}}]}"#,
         #"{"mapper":{"thread":[{"numberToDate":"ms"},{"dateToString":"twitter","timeZone":"Z"},{"base64":true,"from":"url","to":"standard"}]}}"#,
-        #"{"mapper":{"backward":"a.b","via":{"add":-273.15}}}"#
+        #"{"mapper":{"backward":"a.b","via":{"add":-273.15}}}"#,
+        #"{"fields":{"id":"id","order.items":{"to":"order.items","type":"array"}},"explode":"order.items"}"#,
+        #"{"mapper":"identity","explode":{"path":"items","empty":"null"}}"#
     ]
 }

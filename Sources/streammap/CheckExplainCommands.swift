@@ -81,6 +81,19 @@ struct ExplainCommand: ParsableCommand {
                 text += " (each value captured as the record streams past, so the mapping skips nothing inside yajl)\n"
             }
         }
+        if let explode = loaded.spec.explode {
+            let delimiter = loaded.document["delimiter"]?.stringValue ?? "."
+            let path = explode.path.joined(separator: delimiter.isEmpty ? "." : delimiter)
+            if json {
+                var o = (try? JSONParser.parse(text))?.objectValue ?? JSONObject()
+                o["explode"] = .object(JSONObject([("path", .string(path)), ("empty", .string(explode.empty.rawValue))]))
+                text = JSONWriter.string(.object(o)) + "\n"
+            } else {
+                text += "explode: \(path)\n"
+                text += "  each mapped record is written once per element of this array of its output, the element in its place;"
+                text += explode.empty == .drop ? " an empty array, null or none: no record (counted)\n" : " an empty array or null: once, with null\n"
+            }
+        }
         guard case .ok = FileOutput(fd: 1, name: "<stdout>").writeAll(Array(text.utf8)) else {
             throw ExitCode(ExitStatus.ioError.rawValue)
         }

@@ -149,7 +149,8 @@ struct MapCommand: ParsableCommand {
         let formatted: FormattedMapping
         do {
             // For Arrow, the mapper gains the checks that reject a value its column cannot hold (both engines).
-            formatted = try FormattedMapping(loaded.mapper, format: format, delimiter: loaded.document["delimiter"]?.stringValue ?? ".")
+            formatted = try FormattedMapping(loaded.mapper, format: format, delimiter: loaded.document["delimiter"]?.stringValue ?? ".",
+                                             explode: loaded.spec.explode)
         } catch {
             throw ValidationError("--to \(to.rawValue): \(error)")
         }
@@ -219,18 +220,21 @@ struct MapCommand: ParsableCommand {
         let mappers = loaded.independentMappers()
         let independent: @Sendable () -> (mapper: Mapper, filter: RecordFilter?) = { let m = mappers(); return (formatted.mapper(for: m.mapper), m.filter) }
         let kind = self.engine
-        let makeEngine: @Sendable () -> any RecordEngine = { let m = independent(); return kind.make(mapper: m.mapper, filter: m.filter) }
-        var run = MapRun(engine: kind.make(mapper: mapper, filter: loaded.filter), makeEngine: makeEngine, settings: settings, file: recordOutput,
+        let explode = loaded.spec.explode
+        let makeEngine: @Sendable () -> any RecordEngine = { let m = independent(); return kind.make(mapper: m.mapper, filter: m.filter, explode: explode) }
+        var run = MapRun(engine: kind.make(mapper: mapper, filter: loaded.filter, explode: explode), makeEngine: makeEngine, settings: settings, file: recordOutput,
                          rejects: rejectsFile, console: console)
         run.window = window
         run.receivedSignal = { Signals.received }
         run.output.stats.collectsPaths = stats
         run.output.stats.filters = loaded.filter != nil
+        run.output.stats.explodes = explode != nil
         if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
         let status = run.run(inputs: paths)
         let result = (status: status, stats: run.stats, signal: run.interruptingSignal)
         // No value is dropped without a word: warnings that left a value out or replaced it, when not listed.
         if !warnings && !quiet, let line = result.stats.valuesDroppedLine { console.error(line) }
+        if !quiet, let line = result.stats.withoutElementsLine { console.error(line) }
         if stats, let window { console.line(window.statsLine) }
         if stats { console.line(result.stats.summary(exitStatus: result.status, interruptedBy: result.signal)) }
         if result.status != 0 { throw ExitCode(result.status) }

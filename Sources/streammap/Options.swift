@@ -49,6 +49,16 @@ struct SpecOptions: ParsableArguments {
                                valueName: "expr"))
     var filter: String?
 
+    @Option(name: .customLong("explode"),
+            help: ArgumentHelp("Write each mapped record once per element of the array at PATH of its output (a destination, dotted for nesting), with that element in the array's place and the other fields copied into each (jq's .items[] as $i, Miller's nest --explode). A record whose array is empty, null or absent gives no record (counted; see --explode-empty). Replaces the spec's \"explode\".",
+                               valueName: "path"))
+    var explode: String?
+
+    @Option(name: .customLong("explode-empty"),
+            help: ArgumentHelp("What a record whose array is empty, null or absent gives with --explode: drop (no record, the default; counted and reported) or null (the record once, with null in the array's place).",
+                               valueName: "drop|null"))
+    var explodeEmpty: RecordExplosion.Empty?
+
     @Flag(help: ArgumentHelp("Pass keys no field reads through (default without --spec and --field) or drop them (default with --field; with --spec, the spec decides)."))
     var unmappedChoice: UnmappedChoice?
 
@@ -74,6 +84,8 @@ struct SpecOptions: ParsableArguments {
         a.columns = columns
         a.defaults = defaults
         a.filter = filter
+        a.explode = explode
+        a.explodeEmpty = explodeEmpty
         switch unmappedChoice {
         case .keepUnmapped?: a.unmapped = .keep
         case .dropUnmapped?: a.unmapped = .drop
@@ -149,3 +161,7 @@ extension Framing: ExpressibleByArgument {
 }
 
 extension KeyCollisions: ExpressibleByArgument {}
+
+extension RecordExplosion.Empty: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+}

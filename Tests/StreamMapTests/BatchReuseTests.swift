@@ -26,7 +26,7 @@ struct BatchReuseTests {
     final class Discard: RecordPipelineOutput {
         var mappedRecords = JSONWriter()
         var recordsOut = 0
-        func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
             recordsOut += 1
             mappedRecords.removeAll()
             return true

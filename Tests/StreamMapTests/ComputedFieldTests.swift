@@ -26,7 +26,7 @@ struct ComputedFieldTests {
                 outcome = stream.endRecord(into: &w)
             }
             switch outcome {
-            case .mapped(let warnings):
+            case .mapped(let warnings, _):
                 results.append(String(decoding: w.bytes, as: UTF8.self) + warnings.map { " | \($0)" }.joined())
             case .rejected(let failure):
                 var errors: [String] = []

@@ -25,6 +25,11 @@ struct ReadAheadTests {
         payload.withUnsafeBytes { e.mapped(RecordLocation(line: 7, byteOffset: 1 << 40), bytesIn: 300, payload: $0, warnings: [warning]) }
         let standIn = MapError(.required, "value is required, found absent", isFatal: false, standsInForAbsent: true, sourcePath: [.key("u")])
         payload.withUnsafeBytes { e.mapped(RecordLocation(line: 8, byteOffset: 9), bytesIn: 300, payload: $0, warnings: [standIn]) }
+        // Exploded records: two lines, and none.
+        Array("{\"i\":1}\n{\"i\":2}".utf8).withUnsafeBytes {
+            e.mapped(RecordLocation(line: 8, byteOffset: 10), bytesIn: 300, payload: $0, warnings: [], records: 2)
+        }
+        e.mapped(RecordLocation(line: 8, byteOffset: 11), bytesIn: 300, payload: UnsafeRawBufferPointer(start: nil, count: 0), warnings: [warning], records: 0)
         "kept".utf8CString.withUnsafeBytes { kept in
             e.rejected(RecordLocation(line: 9, byteOffset: 20), bytesIn: 301, failure: .mapping([fatal, warning]),
                        kept: UnsafeRawBufferPointer(rebasing: kept.dropLast()), totalBytes: 1000)
@@ -46,8 +51,8 @@ struct ReadAheadTests {
             var d = RecordLogDecoder(raw)
             while let event = d.next() {
                 switch event {
-                case .mapped(let l, let n, let p, let w):
-                    seen.append("m \(l) \(n) \(String(decoding: p, as: UTF8.self)) \(w)")
+                case .mapped(let l, let n, let p, let w, let records):
+                    seen.append("m \(l) \(n) \(String(decoding: p, as: UTF8.self)) \(w)" + (records == 1 ? "" : " ×\(records)"))
                     warnings.append(w)
                 case .rejected(let l, let n, let f, let k, let t): seen.append("r \(l) \(n) \(f) [\(String(decoding: k, as: UTF8.self))] \(t)")
                 case .filtered(let l, let n): seen.append("f \(l) \(n)")
@@ -58,6 +63,8 @@ struct ReadAheadTests {
         #expect(seen == [
             "m \(RecordLocation(line: 7, byteOffset: 1 << 40)) 300 {\"a\":\"é\"} \([warning])",
             "m \(RecordLocation(line: 8, byteOffset: 9)) 300 {\"a\":\"é\"} \([standIn])",
+            "m \(RecordLocation(line: 8, byteOffset: 10)) 300 {\"i\":1}\n{\"i\":2} [] ×2",
+            "m \(RecordLocation(line: 8, byteOffset: 11)) 300  \([warning]) ×0",
             "r \(RecordLocation(line: 9, byteOffset: 20)) 301 \(RecordFailure.mapping([fatal, warning])) [kept] 1000",
             "r \(RecordLocation(line: 10, byteOffset: 21)) 301 \(RecordFailure.syntax(JSONSyntaxError(byteOffset: 3, message: "lexical error"))) [] 5",
             "r \(RecordLocation(line: 11, byteOffset: 22)) 302 \(RecordFailure.noOutput(warnings: [warning])) [] 2",
@@ -66,7 +73,7 @@ struct ReadAheadTests {
             "e \(ReadAheadEnd.cannotOpen(errno: ENOENT)) 0",
             "e \(ReadAheadEnd.read(.failed(errno: EIO))) 1",
         ])
-        #expect(warnings == [[warning], [standIn]])  // (flags included: a stand-in for an absent value is told apart)
+        #expect(warnings == [[warning], [standIn], [], [warning]])  // (flags included: a stand-in for an absent value is told apart)
     }
 
     /// Written before anyone reads it, a log keeps its budget in memory and spills the rest; it reads back in order.

@@ -272,7 +272,7 @@ struct RecordFilterTests {
     final class Counter: RecordPipelineOutput {
         var mappedRecords = JSONWriter()
         var lines: [String] = []
-        func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
             lines.append("\(location.line) mapped \(String(decoding: mappedRecords.bytes.dropLast(), as: UTF8.self))")
             mappedRecords.removeAll()
             return true

@@ -14,7 +14,7 @@ struct RecordPipelineTests {
         var lines: [String] = []
         var stopAfter = Int.max
 
-        func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+        func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
             let text = String(decoding: mappedRecords.bytes, as: UTF8.self)
             lines.append("\(input) mapped \(location.line):\(location.byteOffset) \(text.dropLast())")
             mappedRecords.removeAll()
@@ -178,7 +178,7 @@ struct RecordPipelineTests {
     @Test func readmeExample() throws {
         final class Lines: RecordPipelineOutput {
             var mappedRecords = JSONWriter()
-            func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool { true }  // drain when you like
+            func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool { true }  // drain when you like
             func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
                           totalBytes: Int) -> Bool { true }                                          // false stops the run
         }

@@ -60,7 +60,7 @@ struct SpecInferenceTests {
         let reverse = TreeEngine(mapper: back)
         for (i, record) in valid.enumerated() {
             var w = JSONWriter()
-            guard case .mapped(let warnings) = tree.map(value: record, into: &w) else {
+            guard case .mapped(let warnings, _) = tree.map(value: record, into: &w) else {
                 problems.append("valid record \(i) rejected: \(JSONWriter.string(record))\n\(inference.text)")
                 continue
             }

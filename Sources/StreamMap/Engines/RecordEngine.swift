@@ -1,7 +1,9 @@
 /// What happened to one record.
 public enum RecordOutcome: Sendable, Equatable {
-    /// Mapped; the output bytes were appended to the writer. Non-fatal errors (warnings) may be present.
-    case mapped(warnings: [MapError])
+    /// Mapped; the output bytes were appended to the writer. Non-fatal errors (warnings) may be present. `records`:
+    /// how many output records they are — one, or with an explode (`RecordExplosion`) any number, zero included,
+    /// separated by newlines (none after the last).
+    case mapped(warnings: [MapError], records: Int = 1)
     /// Not written. Either the record is not valid JSON, or mapping failed with a fatal error.
     case rejected(RecordFailure)
     /// Valid JSON that the engine's `RecordFilter` (the spec's `where`) drops: neither written nor rejected, and

@@ -4,30 +4,45 @@ public struct TreeEngine: RecordEngine, Sendable {
     public let mapper: Mapper
     /// Records this filter drops are not mapped (`RecordOutcome.filtered`).
     public let filter: RecordFilter?
+    /// Each mapped record becomes a record per element of this array (`RecordOutcome.mapped(warnings:records:)`).
+    public let explode: RecordExplosion?
     /// Limits for parsing each record (nesting depth); one value per record.
     public var parserOptions: JSONParserOptions
     /// The pieces of the current record (the tree engine needs the whole record anyway).
     private var pending: [UInt8] = []
 
     /// An engine that maps each record with `mapper` (the records `filter` drops are not mapped).
-    public init(mapper: Mapper, filter: RecordFilter? = nil, parserOptions: JSONParserOptions = .init()) {
+    public init(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil, parserOptions: JSONParserOptions = .init()) {
         self.mapper = mapper
         self.filter = filter
+        self.explode = explode
         self.parserOptions = parserOptions
     }
 
     /// Maps an already-parsed value (unless the filter drops it).
     public func map(value: JSONValue, into writer: inout JSONWriter) -> RecordOutcome {
-        map(value: value, deep: false) { output, warnings in
-            writer.write(output)
-            return .mapped(warnings: warnings)
-        }
+        map(value: value, deep: false) { output, warnings in write(output, warnings, into: &writer) }
     }
 
     public func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
-        map(record: record) { output, warnings in
+        map(record: record) { output, warnings in write(output, warnings, into: &writer) }
+    }
+
+    /// Writes a mapped record — exploded, when so made: each of its records, separated by newlines.
+    private func write(_ output: JSONValue, _ warnings: [MapError], into writer: inout JSONWriter) -> RecordOutcome {
+        guard let explode else {
             writer.write(output)
             return .mapped(warnings: warnings)
+        }
+        switch explode.explode(output) {
+        case .failure(let error):
+            return .rejected(.mapping(warnings + [error]))
+        case .success(let records):
+            for (i, record) in records.enumerated() {
+                if i > 0 { writer.writeRaw(0x0A) }
+                writer.write(record)
+            }
+            return .mapped(warnings: warnings, records: records.count)
         }
     }
 

@@ -147,7 +147,7 @@ struct ModelEngine<Model: Decodable>: RecordEngine {
 
     /// Decodes the record the stream engine wrote past `start`, then removes it from the writer.
     private func decodeWritten(_ outcome: RecordOutcome, from start: Int, in writer: inout JSONWriter) -> RecordOutcome {
-        guard case .mapped(let warnings) = outcome else { return outcome }
+        guard case .mapped(let warnings, _) = outcome else { return outcome }
         defer { writer.bytes.removeSubrange(start...) }
         let parsed = writer.bytes.withUnsafeBytes { bytes -> Result<JSONValue, JSONSyntaxError> in
             Result { () throws(JSONSyntaxError) in try JSONParser.parse(UnsafeRawBufferPointer(rebasing: bytes[start...])) }

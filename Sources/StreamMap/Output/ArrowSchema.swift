@@ -128,12 +128,50 @@ public struct ArrowSchema: Sendable, Hashable {
         self.fields = fields
     }
 
+    /// The schema of the records `explosion` makes of records of this schema: the list column it explodes holds
+    /// one element instead (`list<T>` becomes `T`). Throws when the path is not a list column of this schema.
+    public func exploding(_ explosion: RecordExplosion) throws(ArrowSchemaError) -> ArrowSchema {
+        func replaced(_ fields: [ArrowField], depth: Int) -> [ArrowField]? {
+            guard let i = fields.firstIndex(where: { bytesEqual($0.name, explosion.path[depth]) }) else { return nil }
+            var out = fields
+            switch fields[i].type {
+            case .list(let element) where depth == explosion.path.count - 1:
+                out[i].type = element
+            case .structure(let children) where depth < explosion.path.count - 1:
+                guard let inner = replaced(children, depth: depth + 1) else { return nil }
+                out[i].type = .structure(inner)
+            default:
+                return nil
+            }
+            return out
+        }
+        guard let fields = replaced(fields, depth: 0) else {
+            throw ArrowSchemaError(problems: [.init(field: explosion.path.joined(separator: "."),
+                                                    reason: "explode names it, but it is not a list column of the output (\(describe(explosion.path)))")])
+        }
+        return ArrowSchema(fields: fields)
+    }
+
+    /// What the column at `path` is, for a message: `its type is utf8` or `no such column`.
+    private func describe(_ path: [String]) -> String {
+        var fields = self.fields
+        for (depth, key) in path.enumerated() {
+            guard let f = fields.first(where: { bytesEqual($0.name, key) }) else { return "no such column" }
+            if depth == path.count - 1 { return "its type is \(f.type)" }
+            guard case .structure(let children) = f.type else { return "\(f.name) is of type \(f.type)" }
+            fields = children
+        }
+        return "no such column"
+    }
+
     /// Fields typed `.jsonText` stand in for unknown ones during inference (`TypeInference.unknownMarker`).
     private static func collectUnknown(_ fields: [ArrowField], under prefix: [String], into problems: inout [ArrowSchemaError.Problem]) {
         for f in fields {
-            if f.type == TypeInference.unknownMarker || f.type == .list(TypeInference.unknownMarker) {
+            var type = f.type
+            while case .list(let element) = type { type = element }  // (the fields of a list of objects too)
+            if type == TypeInference.unknownMarker {
                 problems.append(.init(field: (prefix + [f.name]).joined(separator: "."), reason: ArrowSchemaError.undeclared))
-            } else if case .structure(let inner) = f.type {
+            } else if case .structure(let inner) = type {
                 collectUnknown(inner, under: prefix + [f.name], into: &problems)
             }
         }

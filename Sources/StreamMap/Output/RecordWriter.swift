@@ -231,23 +231,28 @@ public struct FormattedMapping: Sendable {
     public let table: TableWriter?
     /// The Arrow writer, for `.arrow`.
     public let arrow: ArrowRecordWriter?
+    /// The schema of the mapper's output, whose columns the mapper checks (`arrow`'s own, unless an explode makes
+    /// the written records of another).
+    private let mapped: ArrowSchema?
 
-    /// Lays out `mapper`'s output for `format`. Throws ``TableLayoutError`` or ``ArrowSchemaError`` when the
-    /// mapping's columns (or their types) are not known from it; `delimiter` joins a table header's paths.
-    public init(_ mapper: Mapper, format: RecordFormat, delimiter: String = ".") throws {
+    /// Lays out `mapper`'s output for `format` — exploded by `explode`, when given: the exploded array's column holds
+    /// its elements. Throws ``TableLayoutError`` or ``ArrowSchemaError`` when the mapping's columns (or their types)
+    /// are not known from it; `delimiter` joins a table header's paths.
+    public init(_ mapper: Mapper, format: RecordFormat, delimiter: String = ".", explode: RecordExplosion? = nil) throws {
         switch format {
         case .ndjson:
-            (self.mapper, table, arrow) = (mapper, nil, nil)
+            (self.mapper, table, arrow, mapped) = (mapper, nil, nil, nil)
         case .table(let t):
-            (self.mapper, table, arrow) = (mapper, TableWriter(layout: try TableLayout(mapper: mapper), format: t, delimiter: delimiter), nil)
+            (self.mapper, table, arrow, mapped) = (mapper, TableWriter(layout: try TableLayout(mapper: mapper), format: t, delimiter: delimiter), nil, nil)
         case .arrow(let f):
             let schema = try ArrowSchema(mapper: mapper)
-            (self.mapper, table, arrow) = (schema.checking(mapper), nil, ArrowRecordWriter(schema: schema, format: f))
+            let written = try explode.map { e throws(ArrowSchemaError) in try schema.exploding(e) } ?? schema
+            (self.mapper, table, arrow, mapped) = (schema.checking(mapper), nil, ArrowRecordWriter(schema: written, format: f), schema)
         }
     }
 
     /// `other` (a mapper equal to the one given, made for another thread) prepared the same way.
-    public func mapper(for other: Mapper) -> Mapper { arrow.map { $0.schema.checking(other) } ?? other }
+    public func mapper(for other: Mapper) -> Mapper { mapped.map { $0.checking(other) } ?? other }
 
     /// A writer of this format to `file`.
     public func writer(to file: FileOutput, compressor: OutputCompressor? = nil) -> RecordWriter {

@@ -50,7 +50,7 @@ extension Mapper {
         inFile path: String, to output: FileOutput, format: RecordFormat = .ndjson, options: MappingOptions = .init(),
         rejected: (RejectedRecord) throws -> Void = { _ in }
     ) throws -> RecordCounts {
-        let formatted = try FormattedMapping(self, format: format)
+        let formatted = try FormattedMapping(self, format: format, explode: options.explode)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError(input: path, code: errno, bytesRead: 0) }
         defer { close(fd) }
@@ -65,7 +65,7 @@ extension Mapper {
         fromFileDescriptor fd: Int32, name: String = "", to output: FileOutput, format: RecordFormat = .ndjson,
         options: MappingOptions = .init(), rejected: (RejectedRecord) throws -> Void = { _ in }
     ) throws -> RecordCounts {
-        try writeRecords(try FormattedMapping(self, format: format), fromFileDescriptor: fd, name: name, to: output,
+        try writeRecords(try FormattedMapping(self, format: format, explode: options.explode), fromFileDescriptor: fd, name: name, to: output,
                          options: options, rejected: rejected)
     }
 
@@ -118,9 +118,9 @@ final class WritingOutput: RecordPipelineOutput {
 
     func willWrite(prepared: (any Sendable)?) { writer.willWrite(prepared: prepared) }
 
-    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+    func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
         counts.recordsIn += 1
-        counts.recordsOut += 1
+        counts.recordsOut += records
         if writer.writer.bytes.count >= RecordWriter.flushThreshold { note(writer.flush()) }
         return failure == nil
     }

@@ -64,8 +64,9 @@ public struct RecordPipelineSettings: Sendable {
 public protocol RecordPipelineOutput: AnyObject {
     /// The buffer the engine writes mapped records into, one line each; the output drains it when it likes.
     var mappedRecords: JSONWriter { get set }
-    /// A record was mapped: its line (with the newline) ends `mappedRecords`.
-    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool
+    /// A record was mapped: its line (with the newline) ends `mappedRecords` — or with an explode
+    /// (`RecordExplosion`) `records` lines, zero included, each with its newline. Records out counts `records`.
+    func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool
     /// A record was rejected. `record` is its first `keptRecordBytes` bytes; `totalBytes` its length.
     func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
                   totalBytes: Int) -> Bool
@@ -528,15 +529,15 @@ struct PipelineCore: RecordHandler {
     // MARK: Outcomes
 
     /// Hands one record to the output: a mapped record's bytes (which follow `mark` in `mappedRecords`) get their
-    /// newline; a rejected record's are taken back out. `record` is the record's start (`keepLimit` bytes of it),
+    /// newline (an exploded record's last has; it gave none: nothing); a rejected record's are taken back out. `record` is the record's start (`keepLimit` bytes of it),
     /// `totalBytes` its length.
     mutating func handle(_ outcome: RecordOutcome, mark: Int, record: UnsafeRawBufferPointer, input inputName: String,
                          location: RecordLocation, totalBytes recordLength: Int) {
         let goesOn: Bool
         switch outcome {
-        case .mapped(let warnings):
-            output.mappedRecords.writeRaw(0x0A)
-            goesOn = output.mapped(input: inputName, location: location, warnings: warnings)
+        case .mapped(let warnings, let records):
+            if records > 0 { output.mappedRecords.writeRaw(0x0A) }
+            goesOn = output.mapped(input: inputName, location: location, warnings: warnings, records: records)
         case .rejected(let failure):
             if output.mappedRecords.bytes.count > mark { output.mappedRecords.bytes.removeSubrange(mark...) }
             goesOn = output.rejected(input: inputName, location: location, failure: failure, record: record, totalBytes: recordLength)

@@ -82,7 +82,8 @@ public enum RecordResult: Sendable, Equatable, CustomStringConvertible {
 public struct RecordCounts: Sendable, Equatable {
     /// Records framed from the input (blank lines are not records).
     public var recordsIn = 0
-    /// Records mapped.
+    /// Records written: one per record mapped, or with an explode (`RecordExplosion`) one per element, so that it
+    /// may differ from `recordsIn` by more than the rejected and filtered records.
     public var recordsOut = 0
     /// Records rejected: not JSON, a framing error, or a fatal mapping error.
     public var recordsRejected = 0
@@ -184,12 +185,22 @@ final class ResultCollector: RecordPipelineOutput {
     /// Takes each result instead of `results`; false stops the run.
     var deliver: ((RecordResult) -> Bool)?
 
-    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+    func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
         counts.recordsIn += 1
-        counts.recordsOut += 1
-        let line = mappedRecords.bytes.withUnsafeBufferPointer { Array($0.dropLast()) }  // without the newline
-        mappedRecords.removeAll(keepingCapacity: mappedRecords.bytes.capacity <= 1 << 20)
-        return add(.mapped(MappedRecord(location: location, bytes: line, warnings: warnings)))
+        counts.recordsOut += records
+        defer { mappedRecords.removeAll(keepingCapacity: mappedRecords.bytes.capacity <= 1 << 20) }
+        guard records != 1 else {
+            let line = mappedRecords.bytes.withUnsafeBufferPointer { Array($0.dropLast()) }  // without the newline
+            return add(.mapped(MappedRecord(location: location, bytes: line, warnings: warnings)))
+        }
+        // An exploded record: one result per line, each with the input record's location; its warnings on the first.
+        var start = 0
+        for (n, end) in mappedRecords.bytes.indices.filter({ mappedRecords.bytes[$0] == 0x0A }).enumerated() {
+            let line = Array(mappedRecords.bytes[start..<end])
+            start = end + 1
+            guard add(.mapped(MappedRecord(location: location, bytes: line, warnings: n == 0 ? warnings : []))) else { return false }
+        }
+        return true
     }
 
     func rejected(input: String, location: RecordLocation, failure: RecordFailure, record: UnsafeRawBufferPointer,
@@ -220,8 +231,9 @@ final class ResultCollector: RecordPipelineOutput {
 
 extension MappingFeed where Engine == StreamEngine {
     /// A feed that maps with the stream engine (use `init(engine: TreeEngine(mapper:))` for the tree engine); with
-    /// a `filter` (a spec's `filter`), the records it drops give no result.
-    public convenience init(mapper: Mapper, filter: RecordFilter? = nil, framing: Framing = .auto) {
-        self.init(engine: StreamEngine(mapper: mapper, filter: filter), framing: framing)
+    /// a `filter` (a spec's `filter`), the records it drops give no result; with an `explode` (a spec's `explode`),
+    /// a record gives a result per element, each with the record's location.
+    public convenience init(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil, framing: Framing = .auto) {
+        self.init(engine: StreamEngine(mapper: mapper, filter: filter, explode: explode), framing: framing)
     }
 }

@@ -18,12 +18,12 @@ public struct MappingOptions: Sendable {
         /// ``TreeEngine``: parses each record into a ``JSONValue`` first.
         case tree
 
-        /// An engine of this kind mapping with `mapper`, dropping what `filter` drops: the one engine factory of
-        /// the front doors and the command line.
-        public func make(mapper: Mapper, filter: RecordFilter? = nil) -> any RecordEngine {
+        /// An engine of this kind mapping with `mapper`, dropping what `filter` drops, exploding each record as
+        /// `explode` says: the one engine factory of the front doors and the command line.
+        public func make(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil) -> any RecordEngine {
             switch self {
-            case .stream: return StreamEngine(mapper: mapper, filter: filter)
-            case .tree: return TreeEngine(mapper: mapper, filter: filter)
+            case .stream: return StreamEngine(mapper: mapper, filter: filter, explode: explode)
+            case .tree: return TreeEngine(mapper: mapper, filter: filter, explode: explode)
             }
         }
     }
@@ -38,14 +38,19 @@ public struct MappingOptions: Sendable {
     /// Records this predicate drops (a spec's `where`: ``Spec/filter``) give no result; they are counted in
     /// ``RecordCounts/recordsFiltered``.
     public var filter: RecordFilter?
+    /// One record to many (a spec's `explode`: ``Spec/explode``): a result per element of the array it names, each
+    /// with the input record's location; ``RecordCounts/recordsOut`` counts them.
+    public var explode: RecordExplosion?
 
     /// Options for mapping a whole input; the defaults frame it as `auto` decides and map on the calling thread
     /// with the stream engine.
-    public init(framing: Framing = .auto, jobs: Int = 1, engine: Engine = .stream, filter: RecordFilter? = nil) {
+    public init(framing: Framing = .auto, jobs: Int = 1, engine: Engine = .stream, filter: RecordFilter? = nil,
+                explode: RecordExplosion? = nil) {
         self.framing = framing
         self.jobs = jobs
         self.engine = engine
         self.filter = filter
+        self.explode = explode
     }
 }
 
@@ -142,8 +147,8 @@ extension MappingOptions {
     /// A record pipeline mapping with `mapper` as these options say (with `jobs` > 1, an engine per worker), into
     /// `output`; rejected records keep their first `MappingFeed.rejectedRecordBytes` bytes.
     func pipeline(mapping mapper: Mapper, into output: any RecordPipelineOutput) -> RecordPipeline {
-        let (filter, engine) = (self.filter, self.engine)
-        let makeEngine: @Sendable () -> any RecordEngine = { engine.make(mapper: mapper, filter: filter) }
+        let (filter, explode, engine) = (self.filter, self.explode, self.engine)
+        let makeEngine: @Sendable () -> any RecordEngine = { engine.make(mapper: mapper, filter: filter, explode: explode) }
         return RecordPipeline(
             engine: makeEngine(),
             settings: RecordPipelineSettings(framing: framing, jobs: jobs, keptRecordBytes: MappingFeed<StreamEngine>.rejectedRecordBytes),

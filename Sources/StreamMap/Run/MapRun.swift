@@ -60,9 +60,10 @@ package final class CommandOutput: RecordPipelineOutput {
 
     package func willWrite(prepared: (any Sendable)?) { file.willWrite(prepared: prepared) }
 
-    package func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
+    package func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
         stats.recordsIn += 1
-        stats.recordsOut += 1
+        stats.recordsOut += records
+        if records != 1 { stats.noteExploded(records) }
         if !warnings.isEmpty {
             stats.noteWarnings(warnings)
             if settings.showWarnings {

@@ -31,10 +31,20 @@ package struct RunStats {
     package var recordsIn = 0
     package var recordsOut = 0
     package var recordsRejected = 0
-    /// Dropped by the `where` filter: recordsIn = recordsOut + recordsFiltered + recordsRejected.
+    /// Dropped by the `where` filter: recordsIn = recordsOut + recordsFiltered + recordsRejected (without an explode).
     package var recordsFiltered = 0
     /// The run has a `where` filter: the summary has `recordsFiltered` (without one it is always 0 and left out).
     package var filters = false
+    /// The run explodes records (`--explode`): the summary has `recordsMapped` and `recordsWithoutElements`, since
+    /// recordsOut counts elements (recordsIn = recordsMapped + recordsFiltered + recordsRejected).
+    package var explodes = false
+    /// Mapped records whose array was empty, null or absent, and which so gave no output record.
+    package var recordsWithoutElements = 0
+
+    /// A mapped record gave `records` output records (an explode; one is the rule without).
+    package mutating func noteExploded(_ records: Int) {
+        if records == 0 { recordsWithoutElements += 1 }
+    }
     package var warnings = 0
     package var bytesIn = 0
     package let started = monotonicSeconds()
@@ -75,6 +85,13 @@ package struct RunStats {
         return "\(what) dropped or replaced with a warning (a key collision, a default or fallback for a value that does not map): --warnings lists them"
     }
 
+    /// `3 records had no element to explode …` when an explode that drops such records dropped some; nil otherwise.
+    package var withoutElementsLine: String? {
+        guard explodes, recordsWithoutElements > 0 else { return nil }
+        let what = recordsWithoutElements == 1 ? "1 record had" : "\(recordsWithoutElements) records had"
+        return "\(what) no element to explode (an empty array, null or no value) and gave no output record: --explode-empty null writes them once, with null"
+    }
+
     package static func generalized(_ path: JSONPath) -> String {
         JSONPath(path.components.map { if case .index = $0 { return .key("*") } else { return $0 } }).pointer
     }
@@ -102,6 +119,10 @@ package struct RunStats {
         o["recordsOut"] = .number(JSONNumber(recordsOut))
         o["recordsRejected"] = .number(JSONNumber(recordsRejected))
         if filters { o["recordsFiltered"] = .number(JSONNumber(recordsFiltered)) }
+        if explodes {
+            o["recordsMapped"] = .number(JSONNumber(recordsIn - recordsFiltered - recordsRejected))
+            o["recordsWithoutElements"] = .number(JSONNumber(recordsWithoutElements))
+        }
         o["warnings"] = .number(JSONNumber(warnings))
         o["warningsByPath"] = table(warningsByPath)
         o["errorsByPath"] = table(errorsByPath)

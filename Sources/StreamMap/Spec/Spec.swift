@@ -5,6 +5,8 @@ public struct Spec: Sendable {
     public let mapper: Mapper
     /// The spec's `where`: which input records are mapped (nil: all of them).
     public let filter: RecordFilter?
+    /// The spec's `explode`: each mapped record written once per element of an array of its output (nil: once).
+    public let explode: RecordExplosion?
     /// The parsed spec document.
     public let document: JSONValue
 
@@ -41,14 +43,22 @@ public struct Spec: Sendable {
         var compiler = SpecCompiler()
         let mapper = compiler.compileDocument(document)
         let filter = compiler.compileFilter(document)
+        let explode = compiler.compileExplode(document, mapper: mapper)
         guard compiler.issues.isEmpty, let mapper else { throw SpecError(file: file, issues: compiler.issues, moreIssues: compiler.moreIssues) }
         self.mapper = mapper
         self.filter = filter
+        self.explode = explode
         self.document = document
     }
 
-    /// The reverse mapper (model → JSON), derived from the spec.
-    public func reversed() throws(NotReversibleError) -> Mapper { try mapper.reversed() }
+    /// The reverse mapper (model → JSON), derived from the spec. A spec that explodes records has none (many
+    /// records cannot be told back into one).
+    public func reversed() throws(NotReversibleError) -> Mapper {
+        if let explode {
+            throw NotReversibleError(mapper: "explode", reason: "one record written once per element of \(explode.pointer) cannot be made one again")
+        }
+        return try mapper.reversed()
+    }
 
     static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {
         var line = 1, column = 1

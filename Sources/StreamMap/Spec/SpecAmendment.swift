@@ -48,14 +48,18 @@ public struct SpecAmendment: Sendable {
     public var unmapped: Unmapped?
     /// An expression in the `where` grammar (`--where`).
     public var filter: String?
+    /// The output array to explode (`--explode`): the spec's `explode`.
+    public var explode: String?
+    /// What a record without elements gives (`--explode-empty`); with `explode` (or the spec's).
+    public var explodeEmpty: RecordExplosion.Empty?
 
     /// An empty amendment, for the flags' values to be set on.
     public init() {}
 
     /// Whether anything amends the spec.
-    public var amendsSpec: Bool { amendsMapping || filter != nil }
+    public var amendsSpec: Bool { amendsMapping || filter != nil || explode != nil || explodeEmpty != nil }
 
-    /// Whether anything amends the mapping (all but `filter`).
+    /// Whether anything amends the mapping (all but `filter` and `explode`).
     private var amendsMapping: Bool {
         !fields.isEmpty || !computed.isEmpty || keyStyle != nil || keyCollisions != nil || !required.isEmpty || !types.isEmpty || !columns.isEmpty
             || !defaults.isEmpty || unmapped != nil
@@ -80,6 +84,15 @@ public struct SpecAmendment: Sendable {
         if let filter {
             if base == nil && !amendsMapping { doc["mapper"] = .string("identity") }
             doc["where"] = .string(filter)
+        }
+        if explode != nil || explodeEmpty != nil {
+            var path = explode.map(JSONValue.string)
+            if path == nil, let given = doc["explode"] { path = given.stringValue.map(JSONValue.string) ?? given.objectValue?["path"] }
+            guard let path else {
+                throw Refusal(message: "--explode-empty needs --explode PATH (or a spec with \"explode\")")
+            }
+            if base == nil && !amendsMapping { doc["mapper"] = .string("identity") }
+            doc["explode"] = explodeEmpty.map { .object(JSONObject([("path", path), ("empty", .string($0.rawValue))])) } ?? path
         }
         guard amendsMapping else { return .object(doc) }
         if doc["mapper"] != nil {

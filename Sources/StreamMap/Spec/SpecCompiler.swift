@@ -22,7 +22,7 @@ struct SpecCompiler {
     }
 
     /// `$schema` names the spec's JSON Schema for editors (schema/streammap-spec.schema.json): accepted, not used.
-    static let documentKeys = ["$schema", "streammap", "description", "fields", "unmapped", "delimiter", "types", "nullToEmpty", "mapper", "where"]
+    static let documentKeys = ["$schema", "streammap", "description", "fields", "unmapped", "delimiter", "types", "nullToEmpty", "mapper", "where", "explode"]
     static let objectKeys = ["description", "fields", "unmapped", "delimiter", "types", "nullToEmpty"]
     static let fieldKeys = [
         "from", "to", "via", "type", "required", "optional", "default", "reverseDefault", "missing", "null", "invalid",
@@ -96,6 +96,61 @@ struct SpecCompiler {
             issue("/where", error.description)
             return nil
         }
+    }
+
+    /// The spec's `explode`: `"items"` or `{"path": "items", "empty": "null"}` — a destination of `mapper`'s output
+    /// (when its fields are known and others are dropped, one of theirs).
+    mutating func compileExplode(_ doc: JSONValue, mapper: Mapper?) -> RecordExplosion? {
+        guard let e = doc.objectValue?["explode"] else { return nil }
+        var delimiter = "."
+        if case .string(let d)? = doc.objectValue?["delimiter"], !d.isEmpty { delimiter = d }
+        let text: String
+        var empty = RecordExplosion.Empty.drop
+        var at: SpecPointer = "/explode"
+        switch e {
+        case .string(let s):
+            text = s
+        case .object(let o):
+            checkKeys(o, allowed: ["path", "empty"], at: "/explode")
+            if let v = o["empty"] {
+                let names = RecordExplosion.Empty.allCases.map(\.rawValue)
+                if case .string(let name) = v, let policy = RecordExplosion.Empty(rawValue: name) {
+                    empty = policy
+                } else if case .string(let name) = v {
+                    issue("/explode/empty", "unknown policy \"\(name)\" (\"drop\" or \"null\")" + hint(name, names))
+                } else {
+                    issue("/explode/empty", "expected \"drop\" or \"null\", found \(MapError.describe(v))")
+                }
+            }
+            guard case .string(let s)? = o["path"] else {
+                issue(o["path"] == nil ? "/explode" : "/explode/path",
+                      "expected a path (the output array to explode, such as \"items\"), found \(o["path"].map(MapError.describe) ?? "none")")
+                return nil
+            }
+            text = s
+            at = "/explode/path"
+        default:
+            issue("/explode", "expected a path (the output array to explode, such as \"items\") or {\"path\": …, \"empty\": \"drop\" or \"null\"}, found \(MapError.describe(e))")
+            return nil
+        }
+        guard !text.isEmpty else {
+            issue(at, "expected a path (the output array to explode, such as \"items\"), found an empty string")
+            return nil
+        }
+        let explosion = RecordExplosion(text, delimiter: delimiter, empty: empty)
+        if case .object(let mapping)? = mapper?.kind, case .drop = mapping.unmapped {
+            let written = mapping.fields.flatMap { $0.destinations.map { $0.steps.joined(separator: delimiter) } }
+            let writes = mapping.fields.contains { field in
+                field.destinations.contains { d in
+                    let n = min(d.steps.count, explosion.path.count)
+                    return zip(d.steps.prefix(n), explosion.path.prefix(n)).allSatisfy { bytesEqual($0, $1) }
+                }
+            }
+            if !writes {
+                issue(at, "no field writes \"\(text)\": explode names an array of the output (a destination)" + hint(text, written))
+            }
+        }
+        return explosion
     }
 
     mutating func compileObject(

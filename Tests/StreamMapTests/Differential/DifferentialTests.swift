@@ -36,6 +36,8 @@ struct CaseContext: Sendable {
     var label: String = ""
     /// The `where` expression and its delimiter, when the case filters records.
     var filter: String? = nil
+    /// The explode, when the case explodes records.
+    var explode: String? = nil
 }
 
 /// One generated case: a mapper and the records to map with it.
@@ -45,6 +47,9 @@ struct GeneratedCase {
     var records: [[UInt8]]
     /// A random `where` (in 40% of the cases), applied by both engines.
     var filter: RecordFilter? = nil
+    /// A random explode (in 30% of the cases) of a key the mapped records have (`EngineFuzzing.explosion`),
+    /// applied by both engines: the tree engine on the mapped value, the stream engine on the bytes it wrote.
+    var explode: RecordExplosion? = nil
 
     enum Failure: Error, CustomStringConvertible {
         case invalidSpec(String, SpecError)
@@ -104,9 +109,19 @@ struct GeneratedCase {
             records = inputs.records(from: outputs) + inputs.records(for: .any, count: 2)
             context.origin = .reversed
             context.label = "reverse of " + describe(mapper)
-            return GeneratedCase(context: context, mapper: back, records: records, filter: filter)
+            return GeneratedCase(context: context, mapper: back, records: records, filter: filter).exploding(seed: seed)
         }
-        return GeneratedCase(context: context, mapper: mapper, records: records, filter: filter)
+        return GeneratedCase(context: context, mapper: mapper, records: records, filter: filter).exploding(seed: seed)
+    }
+
+    /// This case, with an explode in 30% of the seeds (from a generator of its own).
+    func exploding(seed: UInt64) -> GeneratedCase {
+        var r = Rand(seed: SplitMix64.derive(seed, 0x6578_706C_6F64_65))
+        guard r.percent(30) else { return self }
+        var c = self
+        c.explode = EngineFuzzing.explosion(mapper, records, &r)
+        c.context.explode = c.explode!.description
+        return c
     }
 }
 
@@ -131,6 +146,7 @@ struct Mismatch: CustomStringConvertible {
         lines.append("  mapper:    \(describe(mapper))")
         if let spec = context.spec { lines.append("  spec:      \(spec)") }
         if let filter = context.filter { lines.append("  where:     \(filter)") }
+        if let explode = context.explode { lines.append("  explode:   \(explode)") }
         lines.append("  record:    \(printable(record))")
         if let pieces { lines.append("  fed in pieces, cut at byte offsets \(pieces.count > 40 ? "1, 2, 3, … (every byte)" : "\(pieces)")") }
         lines.append("  tree:      \(printable(treeOutput))")
@@ -152,7 +168,7 @@ extension Mismatch {
         }
         func parts(_ o: RecordOutcome) -> (String, [MapError]) {
             switch o {
-            case .mapped(warnings: let w): return ("mapped", w)
+            case .mapped(warnings: let w, _): return ("mapped", w)
             case .rejected(.mapping(let e)): return ("rejected by mapping", e)
             case .rejected(.syntax): return ("syntax error", [])
             case .rejected(.noOutput(_)): return ("no output", [])
@@ -177,9 +193,9 @@ extension Mismatch {
 /// `endRecord`), cut at points drawn from that seed (sometimes one byte at a time), and compared again.
 func findMismatches(
     mapper: Mapper, records: [[UInt8]], makeCandidate: (Mapper) -> any RecordEngine, context: CaseContext = CaseContext(),
-    pieces: UInt64? = nil, limit: Int = .max, filter: RecordFilter? = nil
+    pieces: UInt64? = nil, limit: Int = .max, filter: RecordFilter? = nil, explode: RecordExplosion? = nil
 ) -> [Mismatch] {
-    let tree = TreeEngine(mapper: mapper, filter: filter)
+    let tree = TreeEngine(mapper: mapper, filter: filter, explode: explode)
     var candidate = makeCandidate(mapper)
     var treeWriter = JSONWriter()
     var candidateWriter = JSONWriter()
@@ -230,10 +246,11 @@ func cuts(_ count: Int, seed: UInt64) -> [Int] {
 @discardableResult
 func compare(
     mapper: Mapper, records: [[UInt8]], makeCandidate: (Mapper) -> any RecordEngine, context: CaseContext = CaseContext(),
-    pieces: UInt64? = nil, reportLimit: Int = 20, filter: RecordFilter? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    pieces: UInt64? = nil, reportLimit: Int = 20, filter: RecordFilter? = nil, explode: RecordExplosion? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) -> Int {
     let mismatches = findMismatches(mapper: mapper, records: records, makeCandidate: makeCandidate, context: context, pieces: pieces,
-                                    filter: filter)
+                                    filter: filter, explode: explode)
     for m in mismatches.prefix(reportLimit) { Issue.record(Comment(rawValue: m.description), sourceLocation: sourceLocation) }
     return mismatches.count
 }
@@ -242,7 +259,7 @@ func compare(
 
 func render(_ o: RecordOutcome) -> String {
     switch o {
-    case .mapped(warnings: let w): return "mapped" + (w.isEmpty ? "" : ", warnings: " + w.map(render).joined(separator: "; "))
+    case .mapped(warnings: let w, _): return "mapped" + (w.isEmpty ? "" : ", warnings: " + w.map(render).joined(separator: "; "))
     case .rejected(.syntax(let e)): return "rejected: syntax error at byte \(e.byteOffset): \(JSONWriter.string(.string(e.message)))"
     case .rejected(.mapping(let errors)): return "rejected: " + errors.map(render).joined(separator: "; ")
     case .rejected(.noOutput(_)): return "rejected: no output"
@@ -322,7 +339,7 @@ struct FlippedFatalityEngine: WholeRecordEngine {
     init(mapper: Mapper) { tree = TreeEngine(mapper: mapper) }
     mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         switch tree.map(record: record, into: &writer) {
-        case .mapped(warnings: var w) where !w.isEmpty:
+        case .mapped(warnings: var w, _) where !w.isEmpty:
             w[0].isFatal.toggle()
             return .mapped(warnings: w)
         case .rejected(.mapping(var e)):
@@ -425,6 +442,9 @@ struct DifferentialTests {
         var filteredCases = 0
         /// Valid records of cases with a filter: dropped, kept.
         var filterOutcomes = [0, 0]
+        /// Records of cases with an explode, by what they became: no record, one, several, rejected by the explode.
+        var explodeOutcomes = [0, 0, 0, 0]
+        var explodedCases = 0
         for i in 0..<count {
             let seed = SplitMix64.derive(Self.baseSeed, UInt64(i))
             let c: GeneratedCase
@@ -450,8 +470,21 @@ struct DifferentialTests {
                     }
                 }
             }
-            let n = compare(mapper: c.mapper, records: c.records, makeCandidate: { StreamEngine(mapper: $0, filter: c.filter) },
-                            context: c.context, pieces: seed, reportLimit: max(remainingReports, 0), filter: c.filter)
+            if let explode = c.explode {
+                explodedCases += 1
+                let tree = TreeEngine(mapper: c.mapper, filter: c.filter, explode: explode)
+                for record in c.records {
+                    var w = JSONWriter()
+                    switch record.withUnsafeBytes({ tree.map(record: $0, into: &w) }) {
+                    case .mapped(_, let n): explodeOutcomes[min(n, 2)] += 1
+                    case .rejected(.mapping(let e)) where e.last?.message.hasPrefix("explode ") == true: explodeOutcomes[3] += 1
+                    default: break
+                    }
+                }
+            }
+            let n = compare(mapper: c.mapper, records: c.records,
+                            makeCandidate: { StreamEngine(mapper: $0, filter: c.filter, explode: c.explode) },
+                            context: c.context, pieces: seed, reportLimit: max(remainingReports, 0), filter: c.filter, explode: c.explode)
             mismatches += n
             remainingReports -= n
         }
@@ -461,8 +494,14 @@ struct DifferentialTests {
             \(records) records, \(mismatches) mismatches, \(elapsed); tree outcomes: \
             \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); \
             \(covered.count) mapper kinds covered; \(filteredCases) cases with a where: \(filterOutcomes[0]) valid records \
-            filtered, \(filterOutcomes[1]) kept
+            filtered, \(filterOutcomes[1]) kept; \(explodedCases) cases with an explode: records to none \(explodeOutcomes[0]), \
+            to one \(explodeOutcomes[1]), to several \(explodeOutcomes[2]), rejected as no array \(explodeOutcomes[3])
             """)
+        // Random explodes must meet every case: no element, one, several, a value that is no array.
+        #expect(explodedCases * 5 >= count, "too few cases with an explode: \(explodedCases) of \(count)")
+        for (i, what) in ["none", "one", "several", "no array"].enumerated() {
+            #expect(explodeOutcomes[i] >= 5, "too few exploded records gave \(what): \(explodeOutcomes[i])")
+        }
         // Random predicates must both keep and drop a fair share of the valid records they see.
         #expect(filteredCases * 4 >= count, "too few cases with a where: \(filteredCases) of \(count)")
         #expect(filterOutcomes[0] * 5 >= filterOutcomes[1] && filterOutcomes[1] * 5 >= filterOutcomes[0],
@@ -482,7 +521,7 @@ struct DifferentialTests {
         return c.records.map { record in
             var w = JSONWriter()
             switch record.withUnsafeBytes({ tree.map(record: $0, into: &w) }) {
-            case .mapped(warnings: let warnings): return warnings.isEmpty ? "mapped" : "mapped with warnings"
+            case .mapped(warnings: let warnings, _): return warnings.isEmpty ? "mapped" : "mapped with warnings"
             case .rejected(.syntax): return "syntax error"
             case .rejected(.noOutput(_)): return "no output"
             case .filtered: return "filtered"

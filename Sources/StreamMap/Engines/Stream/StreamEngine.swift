@@ -10,6 +10,11 @@ public struct StreamEngine: RecordEngine {
     /// Records this filter drops are not written (`RecordOutcome.filtered`), nor mapped: the values it reads are
     /// captured from a parse of the record that skips the rest (`FilterCapture`); the record's tree is never built.
     public let filter: RecordFilter?
+    /// Each mapped record becomes a record per element of this array, found in the output as written
+    /// (`RecordExplosion.explodeWritten`).
+    public let explode: RecordExplosion?
+    /// Working memory of `explode`.
+    private var explodeScratch: [UInt8] = []
     /// Limits for parsing each record (nesting depth); `allowMultipleValues` is always off (one value per record).
     public var parserOptions: JSONParserOptions
     /// The compiled sinks hold per-record state, so a copy of the engine compiles its own (copy on write). Compiled
@@ -26,15 +31,17 @@ public struct StreamEngine: RecordEngine {
 
     /// An engine that maps each record with `mapper` (the records `filter` drops are not mapped). Cheap: the mapper
     /// is compiled at the first record, by the copy of the engine that maps it.
-    public init(mapper: Mapper, filter: RecordFilter? = nil, parserOptions: JSONParserOptions = .init()) {
-        self.init(mapper: mapper, filter: filter, parserOptions: parserOptions, mutation: nil)
+    public init(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil, parserOptions: JSONParserOptions = .init()) {
+        self.init(mapper: mapper, filter: filter, explode: explode, parserOptions: parserOptions, mutation: nil)
     }
 
     /// A copy of the engine with one rule deliberately broken: lets tests prove the differential harness catches
     /// a divergence. Never used outside tests.
-    init(mapper: Mapper, filter: RecordFilter? = nil, parserOptions: JSONParserOptions = .init(), mutation: StreamMutation?) {
+    init(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil, parserOptions: JSONParserOptions = .init(),
+         mutation: StreamMutation?) {
         self.mapper = mapper
         self.filter = filter
+        self.explode = explode
         self.parserOptions = parserOptions
         self.parserOptions.allowMultipleValues = false
         self.mutation = mutation
@@ -58,7 +65,17 @@ public struct StreamEngine: RecordEngine {
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
         ensureUniquePlan()
-        return mapWhole(record, into: &writer)
+        let mark = writer.bytes.count
+        return exploded(mapWhole(record, into: &writer), from: mark, in: &writer)
+    }
+
+    /// The outcome of a record written from `mark` on, exploded when so made.
+    private mutating func exploded(_ outcome: RecordOutcome, from mark: Int, in writer: inout JSONWriter) -> RecordOutcome {
+        guard let explode, case .mapped(let warnings, _) = outcome else { return outcome }
+        switch explode.explodeWritten(in: &writer, from: mark, scratch: &explodeScratch) {
+        case .failure(let error): return .rejected(.mapping(warnings + [error]))
+        case .success(let records): return .mapped(warnings: warnings, records: records)
+        }
     }
 
     /// A whole record: the filter first, from a parse of its own that reads only what the filter reads (a record
@@ -199,6 +216,12 @@ public struct StreamEngine: RecordEngine {
     }
 
     public mutating func endRecord(into writer: inout JSONWriter) -> RecordOutcome {
+        let mark = writer.bytes.count
+        let outcome = endPieces(into: &writer)
+        return exploded(outcome, from: mark, in: &writer)
+    }
+
+    private mutating func endPieces(into writer: inout JSONWriter) -> RecordOutcome {
         defer {
             parser = nil
             recordOpen = false

@@ -110,7 +110,7 @@ final class VerbatimCopier {
         let tree = TreeEngine(mapper: .identity, parserOptions: JSONParserOptions(maximumDepth: maximumDepth))
         var writer = JSONWriter()
         let outcome = tree.map(record: bytes, into: &writer)
-        guard case .mapped(let warnings) = outcome, warnings.isEmpty else {
+        guard case .mapped(let warnings, _) = outcome, warnings.isEmpty else {
             return "copied as \(describe(copied)), but the tree engine says \(outcome)"
         }
         return writer.bytes == copied ? nil : "copied as \(describe(copied)), the tree writes \(describe(writer.bytes))"

@@ -169,9 +169,10 @@ private final class RecordingOutput: RecordPipelineOutput {
         return encoder.isFull ? flush() : goesOn
     }
 
-    func mapped(input: String, location: RecordLocation, warnings: [MapError]) -> Bool {
-        mappedRecords.bytes.withUnsafeBytes { line in
-            encoder.mapped(location, bytesIn: bytesIn, payload: UnsafeRawBufferPointer(rebasing: line.dropLast()), warnings: warnings)
+    func mapped(input: String, location: RecordLocation, warnings: [MapError], records: Int) -> Bool {
+        mappedRecords.bytes.withUnsafeBytes { lines in
+            encoder.mapped(location, bytesIn: bytesIn, payload: UnsafeRawBufferPointer(rebasing: lines.dropLast(records > 0 ? 1 : 0)),
+                           warnings: warnings, records: records)
         }
         return handedOn()
     }
@@ -252,11 +253,11 @@ extension PipelineCore {
                 var decoder = RecordLogDecoder(raw)
                 while !isStopped, let event = decoder.next() {
                     switch event {
-                    case .mapped(let location, let n, let payload, let warnings):
+                    case .mapped(let location, let n, let payload, let warnings, let records):
                         bytesIn = base + n
                         let mark = output.mappedRecords.bytes.count
                         output.mappedRecords.writeRaw(payload)
-                        handle(.mapped(warnings: warnings), mark: mark, record: UnsafeRawBufferPointer(start: nil, count: 0), input: name,
+                        handle(.mapped(warnings: warnings, records: records), mark: mark, record: UnsafeRawBufferPointer(start: nil, count: 0), input: name,
                                location: location, totalBytes: 0)
                     case .rejected(let location, let n, let failure, let kept, let total):
                         bytesIn = base + n

@@ -1,7 +1,8 @@
 /// One thing that happened while an input was read ahead, as the run's output must see it again.
 enum RecordEvent {
-    /// A record was mapped: `payload` is its line without the newline.
-    case mapped(RecordLocation, bytesIn: Int, payload: UnsafeRawBufferPointer, warnings: [MapError])
+    /// A record was mapped: `payload` is its line without the newline (an exploded record: its `records` lines,
+    /// the last without its newline).
+    case mapped(RecordLocation, bytesIn: Int, payload: UnsafeRawBufferPointer, warnings: [MapError], records: Int)
     /// A record was rejected: `kept` is its first `keptRecordBytes` bytes, `totalBytes` its length.
     case rejected(RecordLocation, bytesIn: Int, failure: RecordFailure, kept: UnsafeRawBufferPointer, totalBytes: Int)
     /// A record was dropped by the engine's filter.
@@ -26,7 +27,15 @@ struct RecordLogEncoder {
         return block
     }
 
-    mutating func mapped(_ location: RecordLocation, bytesIn: Int, payload: UnsafeRawBufferPointer, warnings: [MapError]) {
+    mutating func mapped(_ location: RecordLocation, bytesIn: Int, payload: UnsafeRawBufferPointer, warnings: [MapError], records: Int = 1) {
+        guard records == 1 else {
+            block.append(6)  // exploded: the count, the lines, the warnings
+            header(location, bytesIn)
+            number(records)
+            bytes(payload)
+            errors(warnings)
+            return
+        }
         block.append(warnings.isEmpty ? 1 : 2)
         header(location, bytesIn)
         bytes(payload)
@@ -155,7 +164,12 @@ struct RecordLogDecoder {
         case 1, 2:
             let (location, bytesIn) = header()
             let payload = bytes()
-            return .mapped(location, bytesIn: bytesIn, payload: payload, warnings: tag == 2 ? errors() : [])
+            return .mapped(location, bytesIn: bytesIn, payload: payload, warnings: tag == 2 ? errors() : [], records: 1)
+        case 6:
+            let (location, bytesIn) = header()
+            let records = number()
+            let payload = bytes()
+            return .mapped(location, bytesIn: bytesIn, payload: payload, warnings: errors(), records: records)
         case 3:
             let (location, bytesIn) = header()
             let total = number()
