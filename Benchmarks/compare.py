@@ -42,6 +42,10 @@ TARGETS = {
     "jobs2_vs_jobs1": 1.7,
     "rss_mib": 16,
 }
+# Issue #32 (computed values): the stream engine on the computed-fields mapping vs the yajl no-op parse.
+TARGETS_32 = {
+    "computed_vs_ceiling": 1.3,
+}
 # Issue #20 (skipping unread values ahead of yajl): the same ratios, higher.
 TARGETS_20 = {
     "stream_vs_ceiling": 1.5,
@@ -77,7 +81,7 @@ class Tool:
     def __init__(self, key, label, group, cmd, rejects, role):
         self.key = key          # short id, file names
         self.label = label      # table and chart
-        self.group = group      # "mapping" or "identity"
+        self.group = group      # "mapping", "identity" or "computed"
         self.cmd = cmd
         self.rejects = rejects  # how rejected line numbers appear on stderr: "streammap", "lines" or "jq"
         self.role = role        # "ceiling", "reference", "mapper", "baseline"
@@ -131,6 +135,16 @@ def build_tools(a):
         t.append(Tool("jq", "jq " + sh(["jq", "--version"]).replace("jq-", ""), "mapping", ["jq", "-nRc", "-f", os.path.join(peers, "tweets.jq"), c], "jq", "mapper"))
     else:
         print("compare.py: jq is not installed: skipped", file=sys.stderr)
+    # Computed fields (issue #32): specs/tweets-computed.spec.json, and the peers extended the same way.
+    computed = os.path.join(HERE, "specs", "tweets-computed.spec.json")
+    t += [
+        Tool("computed-stream", "streammap computed fields, stream engine", "computed", [a.streammap, "--spec", computed, "--engine", "stream", c], "streammap", "reference"),
+        Tool("computed-tree", "streammap computed fields, tree engine", "computed", [a.streammap, "--spec", computed, "--engine", "tree", c], "streammap", "mapper"),
+    ]
+    if os.access(simdjson, os.X_OK):
+        t.append(Tool("computed-simdjson", "simdjson On-Demand computed fields, by hand (C++)", "computed", [simdjson, "--computed", c], "lines", "mapper"))
+    if shutil.which("jq"):
+        t.append(Tool("computed-jq", "jq computed fields", "computed", ["jq", "-nRc", "-f", os.path.join(peers, "tweets-computed.jq"), c], "jq", "mapper"))
     t += [
         Tool("yajl-gen", "yajl + yajl_gen re-emit (C, identity baseline)", "identity", [os.path.join(pb, "yajl_gen_identity"), c], "lines", "baseline"),
         Tool("identity-stream", "streammap identity, stream engine", "identity", [a.streammap, "--spec", identity, "--engine", "stream", c], "streammap", "mapper"),
@@ -143,8 +157,8 @@ def build_tools(a):
 # pair see the same spell of a shared machine: seconds of other tools between them (a Python peer takes ~1 s)
 # let the machine drift from one to the other. Each group is one block of the round; the blocks' order rotates
 # from round to round, and a block runs backwards every other round (first-run effects go to each side alike).
-PAIRED = [["yajl-noop", "streammap-stream", "streammap-jobs2", "streammap-2proc", "simdjson"], ["yajl-gen", "identity-stream", "identity-tree"],
-          ["codable", "streammap-tree"]]
+PAIRED = [["yajl-noop", "streammap-stream", "streammap-jobs2", "streammap-2proc", "simdjson", "computed-stream", "computed-simdjson"],
+          ["yajl-gen", "identity-stream", "identity-tree"], ["codable", "streammap-tree"]]
 
 
 def run_groups(tools):
@@ -418,6 +432,15 @@ def check_all(tools, work, corpus):
             else:
                 t.check = "n/a (parse only)"
             continue
+        if t.group == "computed":
+            cref = by["computed-stream"]
+            if t is cref:
+                cref.ok, cref.check = True, "reference of the computed fields"
+                cref.details.append("%d records mapped, %d rejected" % (len(all_lines) - len(rejected_lines(cref, work, corpus)), len(rejected_lines(cref, work, corpus))))
+                continue
+            ok, verdict, findings = check_against(t, cref, work, corpus, all_lines, ref_name="streammap's computed fields")
+            t.ok, t.check, t.details = ok, verdict + " vs streammap's computed fields", findings
+            continue
         if t.group == "identity":
             if t.key == "identity-stream":
                 base = by.get("yajl-gen")
@@ -489,6 +512,11 @@ def write_report(a, tools, size, out_dir):
         "jobs2_vs_two_processes": ratio("streammap-jobs2", by.get("streammap-2proc")),
         "identity_vs_ceiling": ratio("identity-stream", by["yajl-noop"]),
         "stream_vs_simdjson": ratio("streammap-stream", by.get("simdjson")),
+        "computed_vs_ceiling": ratio("computed-stream", by["yajl-noop"]),
+        "computed_tree_vs_ceiling": ratio("computed-tree", by["yajl-noop"]),
+        "computed_vs_simdjson": ratio("computed-stream", by.get("computed-simdjson")),
+        "computed_vs_jq": ratio("computed-stream", by.get("computed-jq")),
+        "computed_vs_mapping": ratio("computed-stream", by["streammap-stream"]),
     }
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     L = []
@@ -526,6 +554,17 @@ def write_report(a, tools, size, out_dir):
         L.append("| %s | %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(paired(t, gen)) if gen else "–", fmt(paired(t, noop)),
                                                           fmt(t.median, 3), fmt(t.rss_mib, 1), t.check or "not checked"))
     L.append("")
+    L.append("## Computed fields (issue #32: [`specs/tweets-computed.spec.json`](../specs/tweets-computed.spec.json))")
+    L.append("")
+    L.append("Two arithmetic fields (`retweet_count + coalesce(favorite_count, 0)`, `user.followers_count * (retweet_count + 1)`), "
+             "a concatenation and a `lower`, beside the id; jq and simdjson implement the same rules "
+             "([`Peers/tweets-computed.jq`](../Peers/tweets-computed.jq), `map-tweets-simdjson --computed`).")
+    L.append("")
+    L.append("| tool | MB/s | × yajl no-op ceiling | median s | peak RSS MiB | output correct? |")
+    L.append("|---|---:|---:|---:|---:|---|")
+    for t in sorted([t for t in tools if t.group == "computed"], key=lambda t: -t.mbps):
+        L.append("| %s | %s | %s | %s | %s | %s |" % (t.label, fmt(t.mbps, 1), fmt(paired(t, noop)), fmt(t.median, 3), fmt(t.rss_mib, 1), t.check or "not checked"))
+    L.append("")
     L.append("## Ratios against the targets (issue #5)")
     L.append("")
     L.append("| ratio | measured | target | met? |")
@@ -561,6 +600,16 @@ def write_report(a, tools, size, out_dir):
     reported("streammap --jobs 2 / two processes on the halves", ratios["jobs2_vs_two_processes"])
     reported("stream engine / simdjson On-Demand by hand", ratios["stream_vs_simdjson"])
     L.append("")
+    L.append("## Ratios against the targets of issue #32 (computed fields)")
+    L.append("")
+    L.append("| ratio | measured | target | met? |")
+    L.append("|---|---:|---:|---|")
+    row("computed fields, stream engine / yajl no-op ceiling", ratios["computed_vs_ceiling"], TARGETS_32["computed_vs_ceiling"])
+    reported("computed fields, tree engine / yajl no-op ceiling", ratios["computed_tree_vs_ceiling"])
+    reported("computed fields, stream engine / simdjson On-Demand computed by hand", ratios["computed_vs_simdjson"])
+    reported("computed fields, stream engine / jq", ratios["computed_vs_jq"])
+    reported("computed fields / the tweet mapping (stream engine; its speed relative to the 12-field mapping)", ratios["computed_vs_mapping"])
+    L.append("")
     L.append("## Output checks")
     L.append("")
     L.append("Each mapper's output is compared with streammap's stream engine record by record (aligned by line number, "
@@ -594,7 +643,7 @@ def write_report(a, tools, size, out_dir):
         "machine": {"cpu": cpu_model(), "cores": os.cpu_count()},
         "ratios": ratios,
         "tools": [{"key": t.key, "label": t.label, "group": t.group, "role": t.role, "mb_per_s": t.mbps, "median_s": t.median,
-                   "vs_base": paired(t, noop if t.group == "mapping" else gen),
+                   "vs_base": paired(t, gen if t.group == "identity" else noop),
                    "times_s": t.times, "peak_rss_mib": t.rss_mib, "correct": t.ok, "check": t.check, "details": t.details} for t in tools],
     }
     with open(os.path.join(out_dir, "comparison.json"), "w") as f:

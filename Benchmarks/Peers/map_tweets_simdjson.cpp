@@ -7,6 +7,11 @@
 // On-Demand validates UTF-8 and the document's structure, but not the grammar inside values it skips. Built with
 // -march=native: On-Demand is compiled into the program for the CPU it targets (without it, its portable kernel).
 //   c++ -O3 -march=native -std=c++17 map_tweets_simdjson.cpp -lsimdjson -o map-tweets-simdjson && ./map-tweets-simdjson corpus.ndjson
+// With --computed, specs/tweets-computed.spec.json instead (issue #32): id; engagement = retweet_count +
+// favorite_count (null or missing: 0); reach = user.followers_count * (retweet_count + 1); byline = "@" +
+// user.screen_name + " (" + lang (null or missing: "und") + ")"; handle = user.screen_name lower-cased (ASCII: the
+// corpus's screen names are). Numbers as int64 (the corpus's are; streammap's arithmetic is exact decimal).
+//   ./map-tweets-simdjson --computed corpus.ndjson
 #include <simdjson.h>
 
 #include <cstdint>
@@ -213,9 +218,76 @@ struct Mapper {
     }
 };
 
+/// specs/tweets-computed.spec.json: the same reading, four computed fields.
+struct ComputedMapper : Mapper {
+    bool computed(const unsigned char *line, size_t len) {
+        if (padded.size() < len + SIMDJSON_PADDING) padded.resize(len + SIMDJSON_PADDING);
+        memcpy(padded.data(), line, len);
+        padded_string_view view(padded.data(), len, padded.size());
+        ondemand::document doc;
+        if (parser.iterate(view).get(doc)) return false;
+        ondemand::object record;
+        if (doc.get_object().get(record)) return false;
+        int64_t id = 0, followers = 0, retweets = 0, likes = 0;
+        std::string handle, lang = "und";
+        bool has_id = false, has_retweets = false, has_followers = false, has_handle = false;
+        for (auto field : record) {
+            std::string_view key;
+            ondemand::value value;
+            if (field.unescaped_key().get(key) || field.value().get(value)) return false;
+            bool is_null = false;
+            if (key == "id") {
+                if (!integer(value, id, has_id)) return false;
+            } else if (key == "user") {
+                ondemand::object user;
+                if (value.get_object().get(user)) return false;
+                for (auto member : user) {
+                    std::string_view k;
+                    ondemand::value v;
+                    if (member.unescaped_key().get(k) || member.value().get(v)) return false;
+                    if (k == "screen_name") {
+                        if (!text_value(v, handle, has_handle)) return false;
+                    } else if (k == "followers_count") {
+                        if (!integer(v, followers, has_followers)) return false;
+                    }
+                }
+            } else if (key == "retweet_count") {
+                if (!integer(value, retweets, has_retweets)) return false;
+            } else if (key == "favorite_count") {
+                bool present;
+                if (value.is_null().get(is_null) || (!is_null && !integer(value, likes, present))) return false;
+            } else if (key == "lang") {
+                bool present;
+                if (value.is_null().get(is_null)) return false;
+                if (is_null) lang = "und";
+                else if (!text_value(value, lang, present)) return false;
+            }
+        }
+        const char *trailing;
+        if (doc.current_location().get(trailing) == SUCCESS) return false;  // something after the object
+        if (!(has_id && has_retweets && has_followers && has_handle)) return false;
+        out.raw("{\"id\":");
+        out.number(id);
+        out.raw(",\"engagement\":");
+        out.number(retweets + likes);
+        out.raw(",\"reach\":");
+        out.number(followers * (retweets + 1));
+        out.raw(",\"byline\":");
+        out.string("@" + handle + " (" + lang + ")");
+        for (auto &c : handle) if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        out.raw(",\"handle\":");
+        out.string(handle);
+        out.raw("}\n");
+        if (out.buffer.size() >= (1 << 16)) out.flush();
+        return true;
+    }
+};
+
+bool computing = false;
+
 void on_line(const unsigned char *line, size_t len, unsigned long lineno, void *ctx) {
     Mapper &m = *static_cast<Mapper *>(ctx);
-    if (m.map(line, len)) {
+    if (computing ? static_cast<ComputedMapper &>(m).computed(line, len) : m.map(line, len)) {
         m.mapped++;
     } else {
         m.rejected++;
@@ -264,12 +336,13 @@ int for_each_line(const char *path, Mapper &m) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fputs("usage: map-tweets-simdjson FILE\n", stderr);
+    computing = argc == 3 && std::string_view(argv[1]) == "--computed";
+    if (argc != 2 && !computing) {
+        fputs("usage: map-tweets-simdjson [--computed] FILE\n", stderr);
         return 64;
     }
-    Mapper m;
-    int rc = for_each_line(argv[1], m);
+    ComputedMapper m;
+    int rc = for_each_line(argv[argc - 1], m);
     m.out.flush();
     return rc;
 }

@@ -76,6 +76,41 @@ struct ComputedFieldTests {
 
     /// A reference independent of the implementation: decimals as digit arrays with a scale, schoolbook sums and
     /// products in base 10. Random exact decimals and big integers; `/` is checked by its defining property.
+    /// `+`, `-` and `*` of integers of up to 18 digits take machine arithmetic where the result fits an Int: the
+    /// same text as the exact decimal path (zero as "0", "-0" in too), and the decimal path past Int's range.
+    @Test func integerFastPathWritesWhatTheDecimalPathWrites() {
+        var rng = SplitMix64(seed: 0x1A7)
+        func integer() -> String {
+            switch rng.below(12) {
+            case 0: return "0"
+            case 1: return "-0"
+            case 2: return rng.below(2) == 0 ? "999999999999999999" : "-999999999999999999"
+            default:
+                let n = 1 + rng.below(18)
+                return (rng.below(2) == 0 ? "-" : "") + String(1 + rng.below(9)) + (1..<n).map { _ in String(rng.below(10)) }.joined()
+            }
+        }
+        var fast = 0
+        for _ in 0..<3000 {
+            let x = integer(), y = integer()
+            for op in [ValueExpression.Arithmetic.add, .subtract, .multiply] {
+                let got = ValueExpression.arithmetic(op, .number(JSONNumber(unchecked: x)), .number(JSONNumber(unchecked: y)))
+                let exact: String? = switch op {
+                case .add: DecimalArithmetic.add(x, y)
+                case .subtract: DecimalArithmetic.add(x, DecimalArithmetic.negate(y) ?? y)
+                default: DecimalArithmetic.multiply(x, y)
+                }
+                guard case .success(.number(let n)) = got, let exact else {
+                    Issue.record("\(x) \(op.rawValue) \(y): \(got)")
+                    continue
+                }
+                #expect(n.text == DecimalArithmetic.plainInteger(exact), "\(x) \(op.rawValue) \(y)")
+                if let i = Int(x), let j = Int(y), !(op == .multiply ? i.multipliedReportingOverflow(by: j).overflow : false) { fast += 1 }
+            }
+        }
+        #expect(fast > 5000)
+    }
+
     @Test func arithmeticAgreesWithAReferenceOnRandomNumbers() throws {
         var rng = SplitMix64(seed: 0x5EED)
         for _ in 0..<300 {

@@ -62,6 +62,19 @@ struct ExplodeTests {
         #expect(bytes == expected)
     }
 
+    /// A record whose exploded records would be too large is rejected by both, whole, before anything is written.
+    @Test func explodedOutputIsBounded() throws {
+        let record = #"{"big":"\#(String(repeating: "x", count: 100))","items":[1,2,3,4]}"#
+        // 4 copies of the 119 other bytes, 4 one-byte elements, 3 newlines: 483 bytes.
+        let fits = try Self.both(RecordExplosion(path: ["items"], outputLimit: 483), record)
+        #expect(fits.tree.split(separator: "\n").count == 4 && fits.bytes == fits.tree)
+        let over = try Self.both(RecordExplosion(path: ["items"], outputLimit: 482), record)
+        let message = "error: explode /items: 4 records, each with the record's 119 other bytes, would take more than the 482 bytes one record may give @/items"
+        #expect(over.tree == message && over.bytes == message)
+        let huge = try Self.both(RecordExplosion(path: ["items"], outputLimit: .max), record)
+        #expect(huge.tree == fits.tree)
+    }
+
     /// Random records and paths (the generators' inputs, mapped by `identity`): the two implementations agree.
     @Test func bothImplementationsAgreeOnGeneratedRecords() throws {
         var checked = 0, several = 0

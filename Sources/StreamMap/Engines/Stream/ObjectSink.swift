@@ -38,6 +38,8 @@ final class ObjectSink: ValueSink {
     /// gathered value), and the pass-through values' sink: what `explain` reads.
     var fieldSinks: [ValueSink] { fields.map(\.result) }
     var passThroughValues: ValueSink? { passThroughSink }
+    /// The operand stack of the computed fields' expressions, its memory kept from record to record.
+    private var expressionStack: [ValueExpression.Operand] = []
     /// One source path of a field: its input terminal and, for each step after the first key, the route node and
     /// child that walk it.
     struct Source {
@@ -86,6 +88,10 @@ final class ObjectSink: ValueSink {
 
         /// The source paths as keys, when no walk can differ from them (no step after the first is an array
         /// index): then errors need no paths walked per record.
+        /// The sources' inputs, for evaluating a computed field without copying a `Source` per path and record
+        /// (`sources` keeps them alive).
+        private(set) lazy var sourceInputs: [Unmanaged<FieldInput>] = sources.map { Unmanaged.passUnretained($0.input) }
+
         private(set) lazy var keySourcePaths: [JSONPath]? = {
             if computed != nil { return [.root] }  // (its errors name the paths they are about)
             let keysOnly = sources.allSatisfy { $0.path.steps.dropFirst().allSatisfy { KeyPath.arrayIndex($0) == nil } }
@@ -398,8 +404,9 @@ final class ObjectSink: ValueSink {
     private func mapComputed(_ fi: Int, _ expression: ValueExpression) {
         let plan = fields[fi]
         guard case .compute(_, let invalid, let then) = plan.field.mapper.kind else { return }
-        let evaluation = expression.evaluate { i in
-            let input = plan.sources[i].input
+        let inputs = plan.sourceInputs
+        let evaluation = expression.evaluate(stack: &expressionStack) { i in
+            let input = inputs[i].takeUnretainedValue()
             return input.found ? input.sink.value : nil
         }
         plan.result.clear()

@@ -15,6 +15,9 @@ import Darwin
 ///   counts such records and says so), or the record once with null in the array's place (`Empty.null`; an absent
 ///   member stays absent).
 /// - Anything else (a string, a number, an object…) is a `type` error that rejects the record.
+/// - A record whose exploded records would take more than `outputLimit` bytes together (1 GiB: each copy repeats
+///   the other fields, so 10⁶ elements beside a 10 MB field would be 10 TB) is rejected with a `value` error instead
+///   of being held in memory.
 ///
 /// The unit of the record contract stays the input record: every output record carries its line and byte offset,
 /// and a record with an error in any element is rejected whole (its mapping failed before it was exploded). The
@@ -37,12 +40,23 @@ public struct RecordExplosion: Sendable, Equatable, CustomStringConvertible {
     public let empty: Empty
     /// Each key of `path` as the canonical writer writes it, quotes included (compared as bytes in written output).
     private let keyTokens: [[UInt8]]
+    /// The most bytes the records of one exploded record may take together (newlines included).
+    let outputLimit: Int
+
+    /// 1 GiB: what the records one input record explodes into may take together.
+    public static let defaultOutputLimit = 1 << 30
 
     /// Explodes the array at the output key path `path` (keys outermost first; at least one).
     public init(path: [String], empty: Empty = .drop) {
+        self.init(path: path, empty: empty, outputLimit: Self.defaultOutputLimit)
+    }
+
+    /// With another output limit (the tests').
+    init(path: [String], empty: Empty = .drop, outputLimit: Int) {
         precondition(!path.isEmpty, "an explode path names at least one key")
         self.path = path
         self.empty = empty
+        self.outputLimit = outputLimit
         keyTokens = path.map { Array(JSONWriter.string(.string($0)).utf8) }
     }
 
@@ -53,7 +67,7 @@ public struct RecordExplosion: Sendable, Equatable, CustomStringConvertible {
 
     /// The same path (keys compared by their UTF-8 bytes, as everywhere in StreamMap) and the same policy.
     public static func == (a: RecordExplosion, b: RecordExplosion) -> Bool {
-        a.empty == b.empty && a.path.count == b.path.count && zip(a.path, b.path).allSatisfy { bytesEqual($0, $1) }
+        a.empty == b.empty && a.outputLimit == b.outputLimit && a.path.count == b.path.count && zip(a.path, b.path).allSatisfy { bytesEqual($0, $1) }
     }
 
     /// The path as a JSON Pointer into the output record (`/order/items`).
@@ -68,6 +82,21 @@ public struct RecordExplosion: Sendable, Equatable, CustomStringConvertible {
                  destinationPath: JSONPath(path.map { .key($0) }))
     }
 
+    /// The error for a record whose `count` exploded records, each repeating `rest` bytes, would take more than
+    /// `outputLimit` bytes.
+    func tooLarge(_ count: Int, rest: Int) -> MapError {
+        MapError(.value, "explode \(pointer): \(count) records, each with the record's \(rest) other bytes, would take more than the \(outputLimit) bytes one record may give",
+                 destinationPath: JSONPath(path.map { .key($0) }))
+    }
+
+    /// The size of `count` exploded records: each the record without its array (`rest` bytes) plus an element
+    /// (`elements` bytes in all), with newlines between them — or nil past `outputLimit` (overflow included).
+    func exploded(count: Int, rest: Int, elements: Int) -> Int? {
+        let (copies, o1) = count.multipliedReportingOverflow(by: rest)
+        let (total, o2) = copies.addingReportingOverflow(elements + count - 1)
+        return o1 || o2 || total > outputLimit ? nil : total
+    }
+
     // MARK: On a value (the tree engine)
 
     /// The records `record` (a mapped record) explodes into, in order — none, one or many — or the error that
@@ -80,6 +109,11 @@ public struct RecordExplosion: Sendable, Equatable, CustomStringConvertible {
         }
         switch value {
         case .array(let elements) where !elements.isEmpty:
+            let rest = JSONWriter.bytes(record).count - JSONWriter.bytes(value).count
+            let sizes = elements.reduce(0) { $0 + JSONWriter.bytes($1).count }
+            guard exploded(count: elements.count, rest: rest, elements: sizes) != nil else {
+                return .failure(tooLarge(elements.count, rest: rest))
+            }
             return .success(elements.map { replacing(in: record, depth: 0, with: $0) })
         case .array, .null:
             return .success(empty == .drop ? [] : [replacing(in: record, depth: 0, with: .null)])
@@ -115,8 +149,19 @@ public struct RecordExplosion: Sendable, Equatable, CustomStringConvertible {
             let after = UnsafeRawBufferPointer(rebasing: record[end...])
             switch record[start] {
             case UInt8(ascii: "["):
+                // First the elements' bounds and sizes (nothing is written for a record over the limit).
+                var count = 0, sizes = 0, at = start + 1
+                while record[at] != UInt8(ascii: "]") {
+                    let elementEnd = WrittenJSON.valueEnd(record, from: at)
+                    count += 1
+                    sizes += elementEnd - at
+                    at = record[elementEnd] == UInt8(ascii: ",") ? elementEnd + 1 : elementEnd
+                }
+                if count > 0, exploded(count: count, rest: before.count + after.count, elements: sizes) == nil {
+                    return .failure(tooLarge(count, rest: before.count + after.count))
+                }
                 var i = start + 1
-                var count = 0
+                count = 0
                 while record[i] != UInt8(ascii: "]") {
                     let elementEnd = WrittenJSON.valueEnd(record, from: i)
                     if count > 0 { writer.writeRaw(0x0A) }

@@ -107,6 +107,14 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
     /// Evaluates the program, given the value at each of `paths` (by index; nil: absent).
     func evaluate(valueAt: (Int) -> JSONValue?) -> Evaluation {
         var stack: [Operand] = []
+        return evaluate(stack: &stack, valueAt: valueAt)
+    }
+
+    /// `evaluate(valueAt:)` with the operand stack's memory kept by the caller from one evaluation to the next (a
+    /// sink evaluates its expression for every record).
+    func evaluate(stack: inout [Operand], valueAt: (Int) -> JSONValue?) -> Evaluation {
+        defer { stack.removeAll(keepingCapacity: true) }
+        stack.removeAll(keepingCapacity: true)
         stack.reserveCapacity(8)
         var pc = 0
         func fail(_ at: Operand, _ error: MapError) -> Evaluation {
@@ -245,9 +253,34 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
     /// when it has more), half to even: decimal128's precision.
     public static let divisionDigits = 34
 
+    /// An integer lexeme of at most 18 digits (no fraction, no exponent) as an `Int`, else nil.
+    static func smallInteger(_ text: String) -> Int? {
+        var text = text
+        return text.withUTF8 { u -> Int? in
+            var i = u.first == UInt8(ascii: "-") ? 1 : 0
+            let negative = i == 1
+            guard u.count > i, u.count - i <= 18 else { return nil }
+            var v = 0
+            while i < u.count {
+                let d = u[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                v = v &* 10 &+ Int(d)
+                i += 1
+            }
+            return negative ? -v : v
+        }
+    }
+
     static func arithmetic(_ op: Arithmetic, _ a: JSONValue, _ b: JSONValue) -> Result<JSONValue, OperandError> {
         switch (a, b) {
         case (.number(let x), .number(let y)):
+            // Integers of up to 18 digits whose result fits an Int (nearly all counts and ids): machine arithmetic,
+            // the same digits as the decimal path's (whose zero is "0" too); the rest, and `/`, exactly below.
+            if op != .divide, let i = Self.smallInteger(x.text), let j = Self.smallInteger(y.text) {
+                let (r, overflow) = op == .add ? i.addingReportingOverflow(j)
+                    : op == .subtract ? i.subtractingReportingOverflow(j) : i.multipliedReportingOverflow(by: j)
+                if !overflow { return .success(.number(JSONNumber(r))) }
+            }
             let result: String?
             switch op {
             case .add, .subtract:
@@ -257,14 +290,16 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
                     return .failure(OperandError(left: false, error: MapError(.value, "the exact result of \(x.text.prefix(40)) \(op.rawValue) \(y.text.prefix(40)) is too long to write")))
                 }
             case .multiply, .divide:
-                for (operand, text) in [(true, x.text), (false, y.text)] {
+                func tooLong(_ text: String, left operand: Bool) -> OperandError? {
                     guard let digits = DecimalArithmetic.significantDigits(text) else {
-                        return .failure(OperandError(left: operand, error: MapError(.value, "\(text.prefix(40)) is out of range for \"\(op.rawValue)\"")))
+                        return OperandError(left: operand, error: MapError(.value, "\(text.prefix(40)) is out of range for \"\(op.rawValue)\""))
                     }
-                    if digits > mostDigitsMultiplied {
-                        return .failure(OperandError(left: operand, error: MapError(.value, "\"\(op.rawValue)\" takes numbers of at most \(mostDigitsMultiplied) significant digits")))
+                    guard digits <= mostDigitsMultiplied else {
+                        return OperandError(left: operand, error: MapError(.value, "\"\(op.rawValue)\" takes numbers of at most \(mostDigitsMultiplied) significant digits"))
                     }
+                    return nil
                 }
+                if let e = tooLong(x.text, left: true) ?? tooLong(y.text, left: false) { return .failure(e) }
                 if op == .multiply {
                     result = DecimalArithmetic.multiply(x.text, y.text)
                 } else {
