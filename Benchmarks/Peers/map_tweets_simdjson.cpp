@@ -116,20 +116,41 @@ bool text_value(ondemand::value &value, std::string &out, bool &has) {
     return true;
 }
 
+/// A value that may be null: an int64 into `out` unless null (then `out` is left as it is).
+bool nullable_integer(ondemand::value &value, int64_t &out) {
+    bool is_null = false, present;
+    return !value.is_null().get(is_null) && (is_null || integer(value, out, present));
+}
+
+/// A value that may be null: a string into `out`, or `fallback` for null.
+bool nullable_text(ondemand::value &value, std::string &out, const char *fallback) {
+    bool is_null = false, present;
+    if (value.is_null().get(is_null)) return false;
+    if (is_null) {
+        out = fallback;
+        return true;
+    }
+    return text_value(value, out, present);
+}
+
 struct Mapper {
     ondemand::parser parser;
     std::vector<char> padded;
     Output out;
     unsigned long mapped = 0, rejected = 0;
 
-    bool map(const unsigned char *line, size_t len) {
+    /// The line copied into the padded buffer and iterated: its document and its object.
+    bool open(const unsigned char *line, size_t len, ondemand::document &doc, ondemand::object &record) {
         if (padded.size() < len + SIMDJSON_PADDING) padded.resize(len + SIMDJSON_PADDING);
         memcpy(padded.data(), line, len);
         padded_string_view view(padded.data(), len, padded.size());
+        return !parser.iterate(view).get(doc) && !doc.get_object().get(record);
+    }
+
+    bool map(const unsigned char *line, size_t len) {
         ondemand::document doc;
-        if (parser.iterate(view).get(doc)) return false;
         ondemand::object record;
-        if (doc.get_object().get(record)) return false;
+        if (!open(line, len, doc, record)) return false;
         int64_t id = 0, created = 0, uid = 0, followers = 0, retweets = 0, likes = 0, reply = 0;
         std::string id_str, text, handle, lang = "und";
         bool has_id = false, has_id_str = false, has_created = false, has_text = false, has_user = false;
@@ -171,13 +192,9 @@ struct Mapper {
             } else if (key == "retweet_count") {
                 if (!integer(value, retweets, has_retweets)) return false;
             } else if (key == "favorite_count") {
-                bool present;
-                if (value.is_null().get(is_null) || (!is_null && !integer(value, likes, present))) return false;
+                if (!nullable_integer(value, likes)) return false;
             } else if (key == "lang") {
-                bool present;
-                if (value.is_null().get(is_null)) return false;
-                if (is_null) lang = "und";
-                else if (!text_value(value, lang, present)) return false;
+                if (!nullable_text(value, lang, "und")) return false;
             } else if (key == "in_reply_to_status_id") {
                 if (value.is_null().get(is_null)) return false;
                 has_reply = false;
@@ -221,13 +238,9 @@ struct Mapper {
 /// specs/tweets-computed.spec.json: the same reading, four computed fields.
 struct ComputedMapper : Mapper {
     bool computed(const unsigned char *line, size_t len) {
-        if (padded.size() < len + SIMDJSON_PADDING) padded.resize(len + SIMDJSON_PADDING);
-        memcpy(padded.data(), line, len);
-        padded_string_view view(padded.data(), len, padded.size());
         ondemand::document doc;
-        if (parser.iterate(view).get(doc)) return false;
         ondemand::object record;
-        if (doc.get_object().get(record)) return false;
+        if (!open(line, len, doc, record)) return false;
         int64_t id = 0, followers = 0, retweets = 0, likes = 0;
         std::string handle, lang = "und";
         bool has_id = false, has_retweets = false, has_followers = false, has_handle = false;
@@ -235,7 +248,6 @@ struct ComputedMapper : Mapper {
             std::string_view key;
             ondemand::value value;
             if (field.unescaped_key().get(key) || field.value().get(value)) return false;
-            bool is_null = false;
             if (key == "id") {
                 if (!integer(value, id, has_id)) return false;
             } else if (key == "user") {
@@ -254,13 +266,9 @@ struct ComputedMapper : Mapper {
             } else if (key == "retweet_count") {
                 if (!integer(value, retweets, has_retweets)) return false;
             } else if (key == "favorite_count") {
-                bool present;
-                if (value.is_null().get(is_null) || (!is_null && !integer(value, likes, present))) return false;
+                if (!nullable_integer(value, likes)) return false;
             } else if (key == "lang") {
-                bool present;
-                if (value.is_null().get(is_null)) return false;
-                if (is_null) lang = "und";
-                else if (!text_value(value, lang, present)) return false;
+                if (!nullable_text(value, lang, "und")) return false;
             }
         }
         const char *trailing;
