@@ -135,6 +135,20 @@ struct ExplodeTests {
         #expect(seen[0].count == 2000 && seen[1] == seen[0] && seen[2] == seen[0])
     }
 
+    /// The asynchronous front door explodes as the feed does, whatever the chunks.
+    @Test func asyncRecordsExplodeAsTheFeedDoes() async throws {
+        let spec = try Spec(json: Self.spec)
+        let bytes = Array((Self.input + "\n").utf8)
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        for start in stride(from: 0, to: bytes.count, by: 7) { continuation.yield(Array(bytes[start..<min(start + 7, bytes.count)])) }
+        continuation.finish()
+        var seen: [String] = []
+        for try await result in stream.mappedRecords(mapper: spec.mapper, explode: spec.explode) { seen.append(result.description) }
+        let feed = MappingFeed(mapper: spec.mapper, explode: spec.explode)
+        #expect(seen == (feed.feed(bytes) + feed.finish()).map(\.description))
+        #expect(seen.count == 5)
+    }
+
     @Test func theSpecChecksItsExplode() {
         func issues(_ text: String) -> [String] {
             do {

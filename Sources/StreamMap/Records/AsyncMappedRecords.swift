@@ -16,9 +16,10 @@ extension AsyncSequence where Element == [UInt8] {
     }
 
     /// The records of this stream of chunks, mapped by `mapper` with the stream engine (the records `filter` drops
-    /// give no result).
-    public func mappedRecords(mapper: Mapper, filter: RecordFilter? = nil, framing: Framing = .auto) -> AsyncMappedRecords<Self, StreamEngine> {
-        AsyncMappedRecords(base: self, engine: StreamEngine(mapper: mapper, filter: filter), framing: framing)
+    /// give no result; with an `explode`, a record gives a result per element).
+    public func mappedRecords(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil,
+                              framing: Framing = .auto) -> AsyncMappedRecords<Self, StreamEngine> {
+        AsyncMappedRecords(base: self, engine: StreamEngine(mapper: mapper, filter: filter, explode: explode), framing: framing)
     }
 }
 
