@@ -77,6 +77,8 @@ final class ObjectSink: ValueSink {
         let field: ObjectMapping.Field
         /// A computed field's expression: its paths are the sources, gathered, and it is evaluated on them.
         let computed: ValueExpression?
+        /// A computed field's `invalid` policy and the mapper its value goes through (read once, not per record).
+        let computing: (invalid: FieldPolicy.Action, then: Mapper)?
         var sources: [Source] = []
         /// The sink whose result the field writes: the streaming sink of a single source, or a sink that
         /// evaluates the field's mapper on the sources' captured values.
@@ -101,6 +103,7 @@ final class ObjectSink: ValueSink {
         init(field: ObjectMapping.Field, result: ValueSink, destinationPaths: [JSONPath], slots: [Int], parts: [JSONWriter]) {
             self.field = field
             self.computed = field.computed
+            if case .compute(_, let invalid, let then) = field.mapper.kind { computing = (invalid, then) } else { computing = nil }
             self.result = result
             self.destinationPaths = destinationPaths
             self.slots = slots
@@ -403,7 +406,7 @@ final class ObjectSink: ValueSink {
     /// A computed field evaluates its expression on the values gathered at its paths.
     private func mapComputed(_ fi: Int, _ expression: ValueExpression) {
         let plan = fields[fi]
-        guard case .compute(_, let invalid, let then) = plan.field.mapper.kind else { return }
+        guard let (invalid, then) = plan.computing else { return }
         let inputs = plan.sourceInputs
         let evaluation = expression.evaluate(stack: &expressionStack) { i in
             let input = inputs[i].takeUnretainedValue()
