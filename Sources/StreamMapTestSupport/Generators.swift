@@ -1524,7 +1524,25 @@ public struct SpecGen {
         return Expr(json: obj(r.shuffled(m)), shape: .string(.date(syntaxes)), out: "string")
     }
 
+    /// A function of computed fields as a mapper (`"lower"`, `{"replace": ["a", "-"]}`, `{"substring": [1, 2]}`…).
+    mutating func stringFunctionExpr() -> Expr {
+        let text = str(r.pick(["a", "-", " ", "é", "ab"]))
+        switch r.below(12) {
+        case 0...4: return Expr(json: str(r.pick(["lower", "upper", "trim", "trimStart", "trimEnd"])), shape: .string(.text), out: "string")
+        case 5: return Expr(json: "length", shape: r.bool() ? .string(.text) : .array(.any), out: "integer")
+        case 6: return Expr(json: obj([("replace", .array([text, str(r.pick(["", "_", "xy"]))]))]), shape: .string(.text), out: "string")
+        case 7: return Expr(json: obj([("replaceMatches", .array([str(r.pick(["[a-z]+", "\\s*", "^.", "(ab|a)*"])), str("-")]))]), shape: .string(.text), out: "string")
+        case 8:
+            let start = JSONValue.number(JSONNumber(r.int(0...3)))
+            return Expr(json: obj([("substring", r.bool() ? start : .array([start, .number(JSONNumber(r.int(0...4)))]))]), shape: .string(.text), out: "string")
+        case 9: return Expr(json: obj([(r.pick(["contains", "startsWith", "endsWith"]), text)]), shape: .string(.text), out: "boolean")
+        case 10: return Expr(json: obj([("matches", str(r.pick(["^[a-z]", "\\d", "é|b", "^$"])))]), shape: .string(.text), out: "boolean")
+        default: return Expr(json: obj([("join", text)]), shape: .array(.string(.text)), out: "string")
+        }
+    }
+
     public mutating func leafExpr(scope: Scope) -> Expr {
+        if r.percent(8) { return stringFunctionExpr() }
         switch r.below(24) {
         case 0: return Expr(json: "identity", shape: .any, out: nil)
         case 1: return Expr(json: "required", shape: .nonNull, out: nil)

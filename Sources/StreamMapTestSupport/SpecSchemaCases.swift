@@ -69,7 +69,11 @@ public enum SpecSchemaCases {
         #"{"fields":{"items":"items"},"explode":["items"]}"#,
         #"{"fields":{"items":"items"},"explode":{"path":"items","empty":"keep"}}"#,
         #"{"fields":{"items":"items"},"explode":{"empty":"null"}}"#,
-        #"{"fields":{"items":"items"},"explode":{"path":"items","each":true}}"#
+        #"{"fields":{"items":"items"},"explode":{"path":"items","each":true}}"#,
+        #"{"mapper":{"replace":"x"}}"#,
+        #"{"mapper":{"substring":[]}}"#,
+        #"{"mapper":{"join":[","," "]}}"#,
+        #"{"mapper":{"contains":true}}"#
     ]
 
     public static let valid: [String] = [
@@ -86,6 +90,7 @@ public enum SpecSchemaCases {
         #"{"mapper":{"thread":[{"numberToDate":"ms"},{"dateToString":"twitter","timeZone":"Z"},{"base64":true,"from":"url","to":"standard"}]}}"#,
         #"{"mapper":{"backward":"a.b","via":{"add":-273.15}}}"#,
         #"{"fields":{"id":"id","order.items":{"to":"order.items","type":"array"}},"explode":"order.items"}"#,
-        #"{"mapper":"identity","explode":{"path":"items","empty":"null"}}"#
+        #"{"mapper":"identity","explode":{"path":"items","empty":"null"}}"#,
+        #"{"fields":{"a":{"via":["trim","lower",{"replace":["-","_"]},{"substring":[0,3]},"length"]},"b":{"via":{"matches":"^x"}},"c":{"via":{"join":"|"}}}}"#
     ]
 }

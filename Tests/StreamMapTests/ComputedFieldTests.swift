@@ -76,6 +76,37 @@ struct ComputedFieldTests {
 
     /// A reference independent of the implementation: decimals as digit arrays with a scale, schoolbook sums and
     /// products in base 10. Random exact decimals and big integers; `/` is checked by its defining property.
+    /// The functions as mappers (`"via": "lower"`, `{"replace": [FROM, TO]}`…): the value mapped is the first
+    /// argument; absent and null pass to the field's policies; another type is an error at the field's path.
+    @Test func functionsAsMappers() throws {
+        let spec = #"""
+            {"fields": [
+              {"from": "name", "to": "slug", "via": ["trim", "lower", {"replace": [" ", "-"]}, {"substring": [0, 8]}], "missing": "omit", "null": "null"},
+              {"from": "name", "to": "n", "via": "length", "missing": "omit", "null": "omit"},
+              {"from": "tags", "to": "tags", "via": {"join": ","}, "missing": "omit"},
+              {"from": "code", "to": "code", "via": [{"replaceMatches": ["\\D", ""]}, "upper"], "missing": "omit"},
+              {"from": "code", "to": "digits", "via": {"matches": "^\\d+$"}, "missing": "omit", "invalid": "omit"},
+              {"from": "name", "to": "ada", "via": {"startsWith": " Ada"}, "missing": "omit", "null": "omit"}
+            ]}
+            """#
+        #expect(try Self.run(spec, #"{"name":" Ada Lovelace ","tags":["x",1,true],"code":"a-12"}"#)
+            == #"{"slug":"ada-love","n":14,"tags":"x,1,true","code":"12","digits":false,"ada":true}"#)
+        #expect(try Self.run(spec, #"{"name":null,"code":"77"}"#) == #"{"slug":null,"code":"77","digits":true}"#)
+        #expect(try Self.run(spec, #"{"name":5}"#) == #"rejected: /name: expected string, found integer 5; /name: expected string, array or object, found integer 5; /name: expected string, found integer 5"#)
+        func issues(_ text: String) -> [String] {
+            do throws(SpecError) {
+                _ = try Spec(json: text)
+                return []
+            } catch {
+                return error.issues.map { "\($0.pointer): \($0.message)" }
+            }
+        }
+        #expect(issues(#"{"mapper":{"replace":"-"}}"#) == [#"/mapper/replace: expected an array of 2 strings or numbers (replace's arguments after the value), found string "-""#])
+        #expect(issues(#"{"mapper":{"matches":"(?=x)"}}"#).first?.hasPrefix("/mapper/matches: matches: column") == true)
+        #expect(issues(#"{"mapper":"uper"}"#) == [#"/mapper: unknown mapper "uper" (did you mean "upper"?)"#])
+        #expect(throws: NotReversibleError.self) { try Spec(json: #"{"fields":{"a":{"via":"lower"}}}"#).reversed() }
+    }
+
     /// `+`, `-` and `*` of integers of up to 18 digits take machine arithmetic where the result fits an Int: the
     /// same text as the exact decimal path (zero as "0", "-0" in too), and the decimal path past Int's range.
     @Test func integerFastPathWritesWhatTheDecimalPathWrites() {

@@ -37,6 +37,7 @@ struct SpecAbsentColumnTests {
         ("`\"uuid\"", "fatal `required`", #""uuid""#, .fatal(.required)),
         ("`{\"base64\"", "fatal `required`", #"{"base64":true,"from":"standard","to":"url"}"#, .fatal(.required)),
         ("`{\"multiply\"", "fatal `required`", #"{"multiply":6}"#, .fatal(.required)),
+        ("`\"lower\"`", "absent", #"["trim",{"replace":["a","b"]}]"#, .absent),
         ("`{\"keys\"", "fatal `required`", #"{"keys":"camel"}"#, .fatal(.required)),
     ]
 

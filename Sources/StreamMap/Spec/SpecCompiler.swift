@@ -35,7 +35,27 @@ struct SpecCompiler {
         "url": .url(), "uuid": .uuid, "uuidToString": Mapper(.convert(.uuidToString(uppercase: false))),
         "toString": .toString, "stringToNumber": .stringToNumber, "numberToString": .numberToString,
         "urlToString": Mapper(.convert(.urlToString(schemes: nil))),
+        "lower": stringFunction("lower"), "upper": stringFunction("upper"), "trim": stringFunction("trim"),
+        "trimStart": stringFunction("trimStart"), "trimEnd": stringFunction("trimEnd"), "length": stringFunction("length"),
     ]
+
+    /// A function of computed fields as a mapper of the value it is given (`"via": "lower"`, `{"replace": ["a",
+    /// "b"]}`): `NAME(value, ARGUMENTS…)`, the arguments JSON literals. The same evaluation as in an expression:
+    /// absent and null pass through (the field's policies decide), another type is a `type` error.
+    static func stringFunction(_ name: String) -> Mapper {
+        guard case .success(let e) = stringFunctionExpression(name, arguments: []) else { preconditionFailure("no function \(name)") }
+        return Mapper.compute(e, then: .identity)
+    }
+
+    /// The expression of `stringFunction`, or why the arguments do not fit the function.
+    static func stringFunctionExpression(_ name: String, arguments: [JSONValue]) -> Result<ValueExpression, ExpressionSyntaxError> {
+        let text = name + "(" + (["value"] + arguments.map { JSONWriter.string($0) }).joined(separator: ", ") + ")"
+        return Result { () throws(ExpressionSyntaxError) in
+            let parsed = try ValueExpression(text)
+            // `value` is the value mapped itself: a path of no steps.
+            return ValueExpression(text: text, delimiter: ".", program: parsed.program, paths: [.root])
+        }
+    }
     static let jsonTypeNames = JSONType.allCases.map(\.rawValue)
 
     /// The custom type `name` in force, if any.
@@ -599,6 +619,9 @@ struct SpecCompiler {
         epoch("dateToNumber") { .dateToNumber($0) },
         url("url") { .stringToURL(schemes: $0) },
         url("urlToString") { .urlToString(schemes: $0) },
+        stringFunction("replace", arguments: 2), stringFunction("replaceMatches", arguments: 2),
+        stringFunction("substring", arguments: 1...2), stringFunction("matches", arguments: 1), stringFunction("contains", arguments: 1),
+        stringFunction("startsWith", arguments: 1), stringFunction("endsWith", arguments: 1), stringFunction("join", arguments: 1),
         ParametricMapper("uuidToString", options: ["uppercase"]) { c, arg, o, pointer, at, scope in
             guard case .bool = arg else {
                 c.issue(at, "expected true, found \(MapError.describe(arg))")
@@ -715,6 +738,29 @@ struct SpecCompiler {
                 return nil
             }
             return Mapper(.convert(make(n)))
+        }
+    }
+
+    /// `{"NAME": ARGUMENT}` or `{"NAME": [ARGUMENTS…]}` for a function of computed fields taking `count` arguments
+    /// besides the value (`{"replace": ["-", "_"]}`, `{"substring": [0, 3]}`).
+    static func stringFunction(_ name: String, arguments count: Int) -> ParametricMapper { stringFunction(name, arguments: count...count) }
+
+    static func stringFunction(_ name: String, arguments counts: ClosedRange<Int>) -> ParametricMapper {
+        ParametricMapper(name, options: []) { c, arg, o, pointer, at, scope in
+            let arguments = counts.upperBound > 1 || arg.arrayValue != nil ? arg.arrayValue ?? [arg] : [arg]
+            let scalars = arguments.allSatisfy { if case .string = $0 { true } else if case .number = $0 { true } else { false } }
+            guard counts.contains(arguments.count), scalars else {
+                let what = counts.count == 1 ? (counts.lowerBound == 1 ? "a string or number" : "an array of \(counts.lowerBound) strings or numbers")
+                    : "a string or number, or an array of \(counts.lowerBound) to \(counts.upperBound)"
+                c.issue(at, "expected \(what) (\(name)'s arguments after the value), found \(MapError.describe(arg))")
+                return nil
+            }
+            switch stringFunctionExpression(name, arguments: arguments) {
+            case .success(let e): return Mapper.compute(e, then: .identity)
+            case .failure(let error):
+                c.issue(at, "\(name): \(error.description)")
+                return nil
+            }
         }
     }
 
