@@ -293,9 +293,16 @@ public enum EngineFuzzing {
         }
         // The reference itself: exactly one place for the record.
         switch reference {
-        case .mapped:
-            if referenceOutput.isEmpty { return report("the tree engine mapped a record but wrote nothing", "tree", nil, referenceOutput, reference) }
-            if let problem = canonicalProblem(referenceOutput) { return report("the tree engine wrote \(problem)", "tree", nil, referenceOutput, reference) }
+        case .mapped(_, let records):
+            // One record written, or with an explode as many as it says (none included), a line each.
+            let lines = referenceOutput.isEmpty ? [] : referenceOutput.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+            if lines.count != records {
+                return report("the tree engine mapped a record to \(records) records but wrote \(lines.count)", "tree", nil, referenceOutput, reference)
+            }
+            for line in lines {
+                if line.isEmpty { return report("the tree engine mapped a record but wrote nothing", "tree", nil, referenceOutput, reference) }
+                if let problem = canonicalProblem(line) { return report("the tree engine wrote \(problem)", "tree", nil, referenceOutput, reference) }
+            }
         case .rejected:
             if !referenceOutput.isEmpty { return report("the tree engine rejected a record but wrote output", "tree", nil, referenceOutput, reference) }
         case .filtered:

@@ -108,6 +108,34 @@ struct HardeningTests {
         #expect(report == nil, "\(report ?? "")")
     }
 
+    /// Fuzz finding 4 (a CI dry run's fuzz run): an explode of a record that has no element (`"explode /a"` on an
+    /// array output). Both engines rightly wrote nothing; the check took a mapped record with no output for a bug.
+    /// It now expects as many lines as the outcome's records (none here), each canonical.
+    @Test func fuzzFinding4Replays() {
+        let input: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x0D]
+            + Array("[[-75.32194500000003,62.31110400000006],[-66.60526999999996,66.28665200000006],[-79.04083299999996,43.0077740000001]]".utf8)
+        let c = input.withUnsafeBytes { EngineFuzzing.decode($0) }
+        #expect(c.explode != nil)
+        let report = input.withUnsafeBytes { EngineFuzzing.check($0) }
+        #expect(report == nil, "\(report ?? "")")
+    }
+
+    /// The fuzzer's check on generated cases of every mode (its generated records, explodes and filters
+    /// included), so that what the fuzz run meets first is met in the ordinary suite too.
+    @Test func theFuzzCheckHoldsOnGeneratedCases() {
+        var exploded = 0
+        for seed in 0..<240 as Range<UInt64> {
+            let mode = UInt8(truncatingIfNeeded: 0x04 | (seed % 4) | (seed % 3 == 0 ? 0x10 : 0))
+            var input = (0..<8).map { UInt8(truncatingIfNeeded: (seed &* 0x9E37_79B9_7F4A_7C15) >> (8 * $0)) } + [mode, UInt8(seed % 251)]
+            input += Array(#"{"a":[1,{"b":"x"}],"items":[],"id":7}"#.utf8)
+            let c = input.withUnsafeBytes { EngineFuzzing.decode($0) }
+            if c.explode != nil { exploded += 1 }
+            let report = input.withUnsafeBytes { EngineFuzzing.check($0) }
+            #expect(report == nil, "\(report ?? "")")
+        }
+        #expect(exploded >= 30)
+    }
+
     /// Every seed input of the fuzzer (Fuzz/corpus/) passes the fuzzer's check: the corpus stays meaningful, and
     /// the check itself runs in the ordinary test suite.
     @Test func seedCorpusPassesTheEngineCheck() throws {
