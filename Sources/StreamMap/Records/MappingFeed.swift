@@ -194,11 +194,9 @@ final class ResultCollector: RecordPipelineOutput {
             return add(.mapped(MappedRecord(location: location, bytes: line, warnings: warnings)))
         }
         // An exploded record: one result per line, each with the input record's location; its warnings on the first.
-        var start = 0
-        for (n, end) in mappedRecords.bytes.indices.filter({ mappedRecords.bytes[$0] == 0x0A }).enumerated() {
-            let line = Array(mappedRecords.bytes[start..<end])
-            start = end + 1
-            guard add(.mapped(MappedRecord(location: location, bytes: line, warnings: n == 0 ? warnings : []))) else { return false }
+        let lines = mappedRecords.bytes.dropLast().split(separator: 0x0A, omittingEmptySubsequences: false)
+        for (n, line) in lines.prefix(records).enumerated() {
+            guard add(.mapped(MappedRecord(location: location, bytes: Array(line), warnings: n == 0 ? warnings : []))) else { return false }
         }
         return true
     }
