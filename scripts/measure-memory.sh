@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Measures peak memory (RSS) of the stream engine on (1) one 200 MB record that keeps three small fields and
-# (2) growing NDJSON inputs, to show it is bounded by the output record, not the input. Data is generated here
-# into a temporary directory and deleted afterwards. Usage: scripts/measure-memory.sh [release|debug]
+# Measures peak memory (RSS) of the stream engine on (1) one 200 MB record that keeps three small fields, (2) the
+# same record written whole (identity, unmapped: keep) and (3) growing NDJSON inputs, to show it is bounded by the
+# output record, not the input. Data is generated here into a temporary directory and deleted afterwards.
+# Usage: scripts/measure-memory.sh [release|debug]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 config=${1:-release}
@@ -33,6 +34,18 @@ for file in big bigtoken; do
     out=$(/usr/bin/time -f "%M %e" "$bin" --engine $engine --spec "$tmp/three.json" "$tmp/$file.ndjson" 2>"$tmp/time" | head -c 200)
     read -r kb secs < <(tail -1 "$tmp/time")
     echo "$file: one record of $((size / 1048576)) MB, $engine engine: peak RSS $((kb / 1024)) MB, ${secs}s, output $out"
+  done
+done
+
+# A record written (almost) whole is held once, as its output (a record is written whole or not at all): identity,
+# unmapped: keep with a rename, and a rename of the big member (issue #31: at most 1.3x the record).
+echo '{"mapper":"identity"}' > "$tmp/identity.json"
+size=$(stat -c %s "$tmp/big.ndjson")
+for flags in "--spec $tmp/identity.json" "--keep-unmapped --field id=ident --field user.name=name" "--keep-unmapped --field payload=items"; do
+  for engine in stream tree; do
+    /usr/bin/time -f "%M %e" -o "$tmp/time" "$bin" --engine $engine $flags "$tmp/big.ndjson" | wc -c > "$tmp/count"
+    read -r kb secs < <(tail -1 "$tmp/time")
+    echo "big, written whole ($(echo "$flags" | sed "s|$tmp/||")), $engine engine: peak RSS $((kb / 1024)) MB ($(python3 -c "print(f'{$kb * 1024 / $size:.2f}')")x the record), ${secs}s, output $(cat "$tmp/count") bytes"
   done
 done
 

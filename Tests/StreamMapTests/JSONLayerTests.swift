@@ -3,6 +3,51 @@ import Testing
 
 @Suite("JSON layer")
 struct JSONLayerTests {
+    /// A releasing copy (a huge record's output moving between buffers) copies every byte, whatever the source's
+    /// alignment and however its length falls on pieces and pages; below the threshold it is a plain copy.
+    @Test(arguments: [0, 1, 4095, 4097])
+    func releasingCopiesEveryByte(offset: Int) {
+        let count = ReleasingCopy.threshold + ReleasingCopy.piece + 12_345
+        var source = ByteBuffer(capacity: count + offset)
+        defer { source.deallocate() }
+        var expected = [UInt8](repeating: 0, count: count)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(offset + 1)
+        for i in 0..<count {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            expected[i] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        for _ in 0..<offset { source.append(0) }
+        expected.withUnsafeBytes { source.append($0) }
+        let text = UnsafeRawBufferPointer(rebasing: source.bytes[offset...])
+        var buffer = ByteBuffer(capacity: 16)
+        defer { buffer.deallocate() }
+        buffer.append(UInt8(ascii: "["))
+        buffer.appendReleasing(text)
+        #expect(buffer.count == count + 1)
+        #expect(buffer.bytes.dropFirst().elementsEqual(expected))
+        #if os(Linux)
+        // The source's pages went back to the system as they were copied: they read as zeros now.
+        let middle = (Int(bitPattern: text.baseAddress!) + count / 2) & ~4095
+        #expect(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: middle), count: 4096).allSatisfy { $0 == 0 })
+        #endif
+
+        // The writer's version, after a first record, with room for the newline.
+        for i in 0..<count { source.base[offset + i] = expected[i] }
+        var writer = JSONWriter()
+        writer.writeRaw([0x31, 0x0A])
+        writer.writeReleasing(text)
+        let capacity = writer.bytes.capacity
+        writer.writeRaw(0x0A)
+        #expect(writer.bytes.capacity == capacity, "the newline fits without growing the buffer")
+        #expect(writer.bytes.count == count + 3)
+        #expect(writer.bytes[2..<(count + 2)].elementsEqual(expected))
+
+        // Short texts are copied plainly and the source stays as it was.
+        var small = JSONWriter()
+        small.writeReleasing(UnsafeRawBufferPointer(rebasing: text[..<1000]))
+        #expect(small.bytes.elementsEqual(expected[..<1000]))
+    }
+
     /// `ByteBuffer.appendDecimal` (epoch numbers of the stream engine's dates, line numbers in messages) writes what
     /// `String(n)` does.
     @Test func bufferDecimalsAreStringsDigits() {

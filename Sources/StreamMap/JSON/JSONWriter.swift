@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one canonical compact JSON writer. Everything StreamMap emits goes through it, so both engines produce
 /// the same bytes.
 ///
@@ -259,10 +265,17 @@ package struct ByteBuffer: ByteAppending {
 
     package init(capacity: Int = 4096) {
         self.capacity = Swift.max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        base = Self.allocate(self.capacity)
     }
 
-    package func deallocate() { base.deallocate() }
+    package func deallocate() { free(base) }
+
+    /// The buffer's memory comes from `malloc` and grows by `realloc`: a large buffer then grows by remapping its
+    /// pages, not by copying them into a second buffer while the first is still held.
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let memory = malloc(capacity) else { fatalError("out of memory (\(capacity) bytes)") }
+        return memory.assumingMemoryBound(to: UInt8.self)
+    }
 
     package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
@@ -274,8 +287,8 @@ package struct ByteBuffer: ByteAppending {
     mutating func reset(keeping limit: Int) {
         count = 0
         guard capacity > limit else { return }
-        base.deallocate()
-        base = .allocate(capacity: limit)
+        free(base)
+        base = Self.allocate(limit)
         capacity = limit
     }
 
@@ -289,10 +302,8 @@ package struct ByteBuffer: ByteAppending {
     private mutating func grow(_ n: Int) {
         var newCapacity = capacity * 2
         while newCapacity < count + n { newCapacity *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        grown.update(from: base, count: count)
-        base.deallocate()
-        base = grown
+        guard let grown = realloc(base, newCapacity) else { fatalError("out of memory (\(newCapacity) bytes)") }
+        base = grown.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 

@@ -489,7 +489,8 @@ final class ObjectSink: ValueSink {
         if let part = source.part {
             fields[source.field].parts[part].bytes.withUnsafeBytes { output.append($0) }
         } else {
-            fieldResults[source.field]._withUnsafeGuaranteedRef { r in output.append(r.output.bytes) }
+            // A field of one destination fills one slot: its result is written once, then cleared at the next value.
+            fieldResults[source.field]._withUnsafeGuaranteedRef { r in output.appendReleasing(r.output.bytes) }
         }
     }
 

@@ -164,7 +164,7 @@ struct PassThroughMembers {
             swap(&values, &sink.output)
             sink.output.removeAll()
         } else {
-            values.append(sink.output.bytes)
+            values.appendReleasing(sink.output.bytes)  // (the sink starts its next value afresh)
         }
         let member = Member(key: key, value: start..<values.count, kind: sink.kind, errors: sink.errors)
         let k = Int(key)
@@ -219,7 +219,8 @@ struct PassThroughMembers {
             if count > 0 { output.writeRaw(UInt8(ascii: ",")) }
             let text = keys[Int(p.key)].text
             output.writeRaw(UnsafeRawBufferPointer(start: texts.base + text.lowerBound, count: text.count))
-            output.writeRaw(UnsafeRawBufferPointer(start: values.base + p.value.lowerBound, count: p.value.count))
+            // (Each value is written once, and `values` is emptied at the next object.)
+            output.appendReleasing(UnsafeRawBufferPointer(start: values.base + p.value.lowerBound, count: p.value.count))
             count += 1
         }
     }

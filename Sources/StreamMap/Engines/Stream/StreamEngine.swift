@@ -103,7 +103,7 @@ public struct StreamEngine: RecordEngine {
         }
         if let types = plan.verbatimTypes,
            let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
-            writer.writeRaw(text)
+            writer.writeReleasing(text)  // (the copier's buffer, read no more)
             if shared != nil { plan.projector?.lifts.end() }  // (never so today: a verbatim copy reads no projection)
             return .mapped(warnings: [])
         }
@@ -260,7 +260,7 @@ public struct StreamEngine: RecordEngine {
         if let capture, !capture.keeps() { return .filtered }
         if root.isFatal { return .rejected(.mapping(root.errors)) }
         guard root.kind != .absent else { return .rejected(.noOutput(warnings: root.errors)) }
-        writer.writeRaw(root.output.bytes)
+        writer.writeReleasing(root.output.bytes)  // (read no more: the next record clears it)
         return .mapped(warnings: root.errors)
     }
 }

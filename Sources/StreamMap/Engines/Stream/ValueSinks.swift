@@ -366,6 +366,6 @@ final class ArraySink: ValueSink {
         if fatal { return }
         if written > 0 { output.writeRaw(UInt8(ascii: ",")) }
         written += 1
-        if item.kind == .absent { output.writeNull() } else { output.writeRaw(item.output.bytes) }
+        if item.kind == .absent { output.writeNull() } else { output.appendReleasing(item.output.bytes) }  // (cleared by the next element)
     }
 }
