@@ -15,7 +15,7 @@ COLORS = {"streammap": "#d9480f", "baseline": "#868e96", "peer": "#1c7ed6"}
 
 
 def write_svg(data, path):
-    groups = [("mapping", "Tweet mapping (specs/tweets.spec.json)"), ("identity", "Identity mapping (every value re-emitted)")]
+    groups = [("mapping", "Tweet mapping (specs/tweets.spec.json)"), ("identity", "Identity and wide mappings (every value re-emitted; unmapped: keep + two renames)")]
     tools = data["tools"]
     width, label_w, row_h, gap = 980, 330, 26, 36
     bar_w = width - label_w - 250
@@ -41,7 +41,7 @@ def write_svg(data, path):
         out.append('<text x="16" y="%d" font-weight="bold">%s</text>' % (y + 12, escape(title)))
         y += gap - 14
         for t in members:
-            kind = "streammap" if t["key"].startswith(("streammap", "identity")) else ("baseline" if t["role"] in ("ceiling", "baseline") else "peer")
+            kind = "streammap" if t["key"].startswith(("streammap", "identity", "keep", "computed")) else ("baseline" if t["role"] in ("ceiling", "baseline") else "peer")
             w = max(1.0, t["mb_per_s"] * scale)
             out.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (label_w - 8, y + 17, escape(t["label"])))
             out.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s" rx="2"/>' % (label_w, y + 4, w, row_h - 8, COLORS[kind]))

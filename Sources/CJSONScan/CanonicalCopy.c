@@ -32,6 +32,8 @@ typedef struct {
 struct cjsonscan_copier {
     key_entry *keys;
     size_t key_count, key_capacity;
+    // The keys of the copied value's own object (when it is one), the first `top_keys` of `keys` after a copy.
+    size_t top_keys;
     uint32_t *table;
     size_t table_capacity;
     // Per open container: 1 for an object, 0 for an array; and where an object's keys start in `keys`.
@@ -44,11 +46,56 @@ cjsonscan_copier *cjsonscan_copier_new(void) {
     return c;
 }
 
+size_t cjsonscan_copier_top_keys(const cjsonscan_copier *c, size_t index, size_t *offset, size_t *length) {
+    if (!c || index >= c->top_keys) return c ? c->top_keys : 0;
+    *offset = c->keys[index].offset;
+    *length = c->keys[index].length;
+    return c->top_keys;
+}
+
 void cjsonscan_copier_free(cjsonscan_copier *c) {
     if (!c) return;
     free(c->keys);
     free(c->table);
     free(c);
+}
+
+/// Whether `b` ends a scalar's token: a delimiter, whitespace (or any byte up to a space: what follows a value
+/// is checked after it).
+static inline int ends_token(unsigned char b) { return b == ',' || b == '}' || b == ']' || b <= ' '; }
+
+/// The end of the token at `i` (it runs to the first delimiter or whitespace, or `n`) when it is exactly `true`,
+/// `false`, `null` or a number of RFC 8259's grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), as yajl
+/// reads them; else `i`. One pass: the grammar is read, then the next byte must end the token.
+static inline size_t scalar_end(const unsigned char *p, size_t i, size_t n) {
+    size_t k = i;
+    switch (p[i]) {
+    case 't': k = i + 4 <= n && memcmp(p + i, "true", 4) == 0 ? i + 4 : i; break;
+    case 'f': k = i + 5 <= n && memcmp(p + i, "false", 5) == 0 ? i + 5 : i; break;
+    case 'n': k = i + 4 <= n && memcmp(p + i, "null", 4) == 0 ? i + 4 : i; break;
+    default:
+        if (p[k] == '-') k++;
+        if (k >= n) return i;
+        if (p[k] == '0') {
+            k++;
+        } else if (p[k] >= '1' && p[k] <= '9') {
+            do k++; while (k < n && p[k] >= '0' && p[k] <= '9');
+        } else {
+            return i;
+        }
+        if (k < n && p[k] == '.') {
+            k++;
+            if (k >= n || p[k] < '0' || p[k] > '9') return i;
+            do k++; while (k < n && p[k] >= '0' && p[k] <= '9');
+        }
+        if (k < n && (p[k] == 'e' || p[k] == 'E')) {
+            k++;
+            if (k < n && (p[k] == '+' || p[k] == '-')) k++;
+            if (k >= n || p[k] < '0' || p[k] > '9') return i;
+            do k++; while (k < n && p[k] >= '0' && p[k] <= '9');
+        }
+    }
+    return k > i && (k == n || ends_token(p[k])) ? k : i;
 }
 
 static inline uint64_t key_hash(const unsigned char *k, size_t n) {
@@ -151,8 +198,9 @@ static inline size_t put_code_point(unsigned char *out, unsigned long cp) {
     return put_utf8(out, cp);
 }
 
-/// The first quote or backslash at or after `i` (`n` when there is none), copying the bytes before it to
-/// `out + o` (and possibly up to 31 more: `out` has 32 bytes of room past the input's length).
+/// The first quote, backslash or control byte (below 0x20, which no JSON string holds raw) at or after `i` (`n`
+/// when there is none), copying the bytes before it to `out + o` (and possibly up to 31 more: `out` has 32 bytes
+/// of room past the input's length).
 #define STRING_RUN(name)                                                                                          \
     static inline size_t name(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o)
 
@@ -163,7 +211,9 @@ STRING_RUN(string_run_portable) {
         memcpy(&w, p + i, 8);
         memcpy(out + *o + (i - start), &w, 8);
         uint64_t q = w ^ (0x0101010101010101ull * '"'), b = w ^ (0x0101010101010101ull * '\\');
-        uint64_t stops = ((q - 0x0101010101010101ull) & ~q) | ((b - 0x0101010101010101ull) & ~b);
+        // (A zero byte of q or b, or a byte of w below 0x20: the lowest flagged byte is always a true one.)
+        uint64_t stops = ((q - 0x0101010101010101ull) & ~q) | ((b - 0x0101010101010101ull) & ~b)
+                       | ((w - 0x2020202020202020ull) & ~w);
         stops &= 0x8080808080808080ull;
         if (stops) {
             i += (size_t)__builtin_ctzll(stops) >> 3;
@@ -172,7 +222,7 @@ STRING_RUN(string_run_portable) {
         }
         i += 8;
     }
-    while (i < n && p[i] != '"' && p[i] != '\\') out[*o + (i - start)] = p[i], i++;
+    while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) out[*o + (i - start)] = p[i], i++;
     *o += i - start;
     return i;
 }
@@ -185,13 +235,14 @@ STRING_RUN(string_run_portable) {
 #include <immintrin.h>
 
 __attribute__((target("avx2"))) STRING_RUN(string_run_avx2) {
-    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
+    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\'), control = _mm256_set1_epi8(0x1F);
     size_t start = i;
     while (i + 32 <= n) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
         _mm256_storeu_si256((__m256i *)(out + *o + (i - start)), v);
+        __m256i low = _mm256_cmpeq_epi8(_mm256_max_epu8(v, control), control);  // bytes up to 0x1F
         uint32_t mask = (uint32_t)_mm256_movemask_epi8(
-            _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)));
+            _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)), low));
         if (mask) {
             i += (size_t)__builtin_ctz(mask);
             *o += i - start;
@@ -216,12 +267,12 @@ static inline int avx2(void) { return cjsonscan_avx2_chosen(); }
 static inline int avx2(void) { return 0; }
 #endif
 
-ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out) {
-    return avx2() ? canonical_copy_avx2(c, p, n, out) : canonical_copy_portable(c, p, n, out);
+ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out, size_t max_depth) {
+    return avx2() ? canonical_copy_avx2(c, p, n, out, max_depth) : canonical_copy_portable(c, p, n, out, max_depth);
 }
 
-ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out) {
-    return canonical_copy_portable(c, p, n, out);
+ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out, size_t max_depth) {
+    return canonical_copy_portable(c, p, n, out, max_depth);
 }
 
 ptrdiff_t cjsonscan_canonical_string(const unsigned char *p, size_t n, unsigned char *out) {

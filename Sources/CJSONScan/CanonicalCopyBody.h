@@ -13,6 +13,7 @@ static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigne
             out[(*o)++] = '"';
             return i + 1;
         }
+        if (p[i] < 0x20) return 0;  // a raw control byte: not JSON
         // A backslash: this escape, and those right after it (text in a script written all as `\u` escapes is
         // a run of them), without going back to the run copy in between.
     escape: {
@@ -25,14 +26,11 @@ static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigne
 }
 
 /// The end of the number or literal that starts at `i` (the first delimiter or whitespace after it, or `n`),
-/// copied to `out + *o`.
+/// copied to `out + *o`; `i` itself when that token is not exactly `true`, `false`, `null` or a JSON number.
 static inline size_t V(copy_scalar)(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
     size_t start = i;
-    while (i < n) {
-        unsigned char b = p[i];
-        if (b == ',' || b == '}' || b == ']' || b <= ' ') break;
-        i++;
-    }
+    i = scalar_end(p, i, n);
+    if (i == start) return start;
     memcpy(out + *o, p + start, i - start);
     *o += i - start;
     return i;
@@ -53,16 +51,18 @@ static inline size_t V(copy_key)(cjsonscan_copier *c, const unsigned char *p, si
     return skip_space(p, i + 1, n);
 }
 
-static ptrdiff_t V(canonical_copy)(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out) {
+static ptrdiff_t V(canonical_copy)(cjsonscan_copier *c, const unsigned char *p, size_t n, unsigned char *out, size_t max_depth) {
     if (!c) return -1;
+    if (max_depth > MAX_NESTING) max_depth = MAX_NESTING;
     size_t i = skip_space(p, 0, n), o = 0, depth = 0;
     c->key_count = 0;
+    c->top_keys = 0;
     for (;;) {
         // A value starts at `i`.
         if (i >= n) return -1;
         unsigned char b = p[i];
         if (b == '{' || b == '[') {
-            if (depth >= MAX_NESTING) return -1;
+            if (depth >= max_depth) return -1;
             out[o++] = b;
             i = skip_space(p, i + 1, n);
             if (i >= n) return -1;
@@ -104,6 +104,7 @@ static ptrdiff_t V(canonical_copy)(cjsonscan_copier *c, const unsigned char *p, 
             if (d != (c->kinds[depth] ? '}' : ']')) return -1;
             if (c->kinds[depth]) {
                 if (check_keys(c, out, c->first_key[depth])) return -1;
+                if (depth == 1) c->top_keys = c->key_count;  // (the root's keys: first in `keys`, kept there)
                 c->key_count = c->first_key[depth];
             }
             out[o++] = d;

@@ -818,7 +818,36 @@ public struct MapperGen {
 
     /// A mapper for a whole record: usually an object mapping.
     public mutating func record() -> (Mapper, Shape) {
-        r.percent(72) ? objectMapper(depth: r.int(1...3)) : mapper(depth: r.int(1...3))
+        guard r.percent(72) else { return mapper(depth: r.int(1...3)) }
+        return r.percent(12) ? renamedKeepMapper() : objectMapper(depth: r.int(1...3))
+    }
+
+    /// `unmapped: keep` with plain renames of top-level keys — what the stream engine copies verbatim and
+    /// rearranges (`RenamedCopy`): one-step sources and destinations; identity, `required`, or identity under
+    /// random `missing`/`null` policies. Destinations come from a pool that shares names with the records' extra
+    /// keys (a kept key with a destination's name is dropped with a warning), and records are open.
+    public mutating func renamedKeepMapper() -> (Mapper, Shape) {
+        var fields: [ObjectMapping.Field] = []
+        var entries: [ShapeEntry] = []
+        var sources: [String] = [], destinations: [String] = []
+        for _ in 0..<r.int(1...4) {
+            let source = r.pick(Catalog.sourceKeys)
+            let destination = r.percent(20) ? r.pick(Catalog.extraKeys) : r.pick(Catalog.destinationKeys)
+            guard !sources.contains(source), !destinations.contains(destination) else { continue }
+            sources.append(source)
+            destinations.append(destination)
+            func action(_ r: inout Rand) -> FieldPolicy.Action {
+                r.pick([.omit, .keepNull, .passToMapper, .fail, .useDefault(r.pick([0, "d", .null]))])
+            }
+            let (mapper, shape): (Mapper, Shape) = switch r.below(3) {
+            case 0: (.identity, .any)
+            case 1: (.required, .nonNull)
+            default: (.policy(.identity, missing: action(&r), null: action(&r)), .any)
+            }
+            entries.append(ShapeEntry(steps: [source], shape: shape))
+            fields.append(Field(sources: [.literal(source)], destinations: [.literal(destination)], mapper: mapper))
+        }
+        return (.object(ObjectMapping(fields: fields, unmapped: .keep)), .object(entries, open: true))
     }
 
     public mutating func mapper(depth: Int) -> (Mapper, Shape) {
@@ -1752,6 +1781,17 @@ public func kinds(_ m: Mapper) -> Set<String> {
                 out.insert("object.keep")
                 if style != nil { out.insert("object.keep.keyStyle") }
                 if values != nil { out.insert("object.keep.values") }
+                // Plain renames of top-level keys around kept members: the stream engine's renamed copy.
+                let plain = o.fields.allSatisfy { f in
+                    guard f.sources.count == 1, f.destinations.count == 1, f.sources[0].steps.count == 1,
+                          f.destinations[0].steps.count == 1 else { return false }
+                    switch f.mapper.kind {
+                    case .identity: return true
+                    case .notNull(let m), .policy(let m, _): if case .identity = m.kind { return true } else { return false }
+                    default: return false
+                    }
+                }
+                if style == nil, values == nil, !o.fields.isEmpty, plain { out.insert("object.keep.renames") }
             }
         case .arrayOf: out.insert("arrayOf")
         case .first: out.insert("first")

@@ -67,9 +67,25 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
         for (what, bytes) in SkipperCases.allInvalid {
             #expect(bytes.withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: 10_000) } == nil, "\(what)")
         }
-        // (A number or literal alone is not copied: the skipper needs a byte after it to know it ended.)
-        for input in [#"{} x"#, #"{}{}"#, #"[1"#, "", "  ", "1", "true", "01", "0 1", "1x", "truex", "null null", "-", "1.e5 "] {
+        for input in [#"{} x"#, #"{}{}"#, #"[1"#, "", "  ", "01", "0 1", "1x", "truex", "null null", "-", "1.e5 "] {
             #expect(copy(input) == nil, "\(input)")
+        }
+        // The copy checks every number and literal itself (no validating skip before it): a token that is not
+        // exactly one is not copied, wherever it is; one that is, is.
+        for token in ["1.", ".5", "+1", "1e", "1e+", "-", "-a", "tru", "nul", "fals", "falsey", "nulll", "01", "-01", "00",
+                      "1.5.5", "0x1", "Infinity", "-Infinity", "NaN", "1E+-2", "1e5e5", "--1", "1-", "2:3", "1\"x\"", "[1]1",
+                      "1{}", "True", "NULL"] {
+            for input in ["[\(token)]", "{\"k\":\(token)}", "[0,\(token),0]", "\(token)", " \(token) "] {
+                #expect(copy(input) == nil, "\(input)")
+                #expect(copy(input, portable: true) == nil, "\(input)")
+                #expect(divergence(Array(input.utf8)) == nil, "\(input)")
+            }
+        }
+        for token in ["0", "-0", "0e0", "1E+2", "-12.50e-0", "9007199254740993", "true", "false", "null"] {
+            for input in ["[\(token)]", "{\"k\":\(token)}", "[0,\(token),0]", "\(token)", " \(token)\n"] {
+                #expect(copy(input) == input.trimmingCharacters(in: .whitespacesAndNewlines), "\(input)")
+                #expect(divergence(Array(input.utf8)) == nil, "\(input)")
+            }
         }
         #expect(copy(#" "alone" "#) == #""alone""#)
         #expect(copy("12 ") == "12")
@@ -150,7 +166,9 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
             #expect("\(pieces)" == "\(treeOutcome)", "\(text)")
             #expect(wholeOut.bytes == treeOut.bytes, "\(text)")
             #expect(piecesOut.bytes == treeOut.bytes, "\(text)")
-            let copiable = record.first(where: { $0 > 0x20 }).map { [0x7B, 0x5B, 0x22].contains($0) } ?? false
+            // Identity copies any value; the type check only those its first byte tells (not numbers).
+            let first = record.first(where: { $0 > 0x20 })
+            let copiable = first.map { Array("{[\"tfn".utf8).contains($0) || Self.isIdentity(mapper) } ?? false
             if case .mapped = treeOutcome, copiable, !text.contains(#""a":1,"a""#), !text.contains(#"\u0062"#) {
                 #expect(copied == 1, "\(text)")
                 expectedCopies += 1
@@ -160,6 +178,8 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
         }
         #expect(expectedCopies >= 6)
     }
+
+    static func isIdentity(_ mapper: Mapper) -> Bool { if case .identity = mapper.kind { true } else { false } }
 }
 
 /// Containers copied verbatim inside a mapping (`YajlParserBase.copiesAhead`): pass-through members
@@ -287,5 +307,83 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
         }
         #expect(kept >= 1)
         if mapping == "identity" { #expect(stream.verbatimCopies > 0) }  // a kept record is copied verbatim
+    }
+}
+
+/// `unmapped: keep` with plain renames is a verbatim copy with its members rearranged (`RenamedCopy`): the fields
+/// first, in the spec's order, then every other member in input order. Every record must get the tree engine's
+/// outcome and bytes — those the copy takes, and those it leaves to the events (an absent or null value that is an
+/// error or a default, a kept key with a destination's name, duplicate keys, a root that is not an object,
+/// invalid JSON).
+@Suite struct RenamedCopyTests {
+    static let mappers: [(String, Mapper)] = [
+        ("required", .object(unmapped: .keep) {
+            Field("id_str", to: "idStr")
+            Field("user", to: "author")
+        }),
+        ("identity and policies", .object(unmapped: .keep) {
+            Field(sources: [KeyPath("id_str")], destinations: [KeyPath("idStr")], mapper: .identity)
+            Field(sources: [KeyPath("user")], destinations: [KeyPath("author")],
+                  mapper: .policy(.identity, missing: .omit, null: .omit))
+            Field(sources: [KeyPath("lang")], destinations: [KeyPath("language")],
+                  mapper: .policy(.identity, missing: .keepNull, null: .passToMapper))
+            Field(sources: [KeyPath("n")], destinations: [KeyPath("count")],
+                  mapper: .policy(.identity, missing: .useDefault(0), null: .fail))
+        }),
+        ("same names, escaped keys", .object(unmapped: .keep) {
+            Field("x")
+            Field("é\"k", to: "new\nline")
+            Field("", to: "empty")
+        }),
+    ]
+
+    static let records: [String] = [
+        #"{"id_str":"1","user":{"a":1},"x":1,"y":[1,2],"lang":"en","n":3}"#,
+        #"{"x":1,"id_str":"2","y":[1,{"z":null}],"user":"u","n":0,"lang":null,"é\"k":true,"":5}"#,
+        #"{ "y" : 1 ,  "user" : [ ] , "id_str" : "3", "n": -1.5e3, "lang" : "fr" }"#,
+        #"{"id_str":"4","user":2}"#, #"{"user":2,"id_str":"5","n":1,"lang":"x","x":0,"é\"k":1,"":2}"#,
+        #"{"y":1,"user":{"a":1},"n":1,"lang":"x"}"#, #"{"id_str":null,"user":1,"n":1,"lang":"x"}"#,
+        #"{"id_str":"6","user":null,"n":1,"lang":"x"}"#, #"{"id_str":"7","user":1,"n":null,"lang":"x"}"#,
+        #"{"id_str":"8","user":1,"lang":"x"}"#, #"{"id_str":"9","user":1,"n":1}"#,
+        #"{"id_str":"10","user":1,"n":1,"lang":"x","idStr":"shadowed"}"#,
+        #"{"id_str":"11","user":1,"n":1,"lang":"x","author":1,"empty":2,"new\nline":3}"#,
+        #"{"id_str":"12","user":1,"n":1,"lang":"x","y":1,"y":2}"#, #"{"id_str":"13","user":{"a":1,"a":2},"n":1,"lang":"x"}"#,
+        #"{"id\u005fstr":"14","u\u0073er":"\u00e9\ud83d\ude00","n":1,"lang":"x","\u00e9\"k":"\/"}"#,
+        #"{}"#, #"[1,2]"#, #""s""#, "1", "null", #"{"id_str":"15","user":1,"n":1,"lang":"x""#, #"{"id_str":"16",}"#,
+        #"{"id_str":"17","user":1,"n":1,"lang":"x","bad":"\x"}"#, "{\"id_str\":\"18\",\"user\":\"\u{1}\",\"n\":1,\"lang\":\"x\"}",
+        #"{"x":{"deep":[[[{"id_str":1}]]]},"id_str":"19","user":1,"n":1,"lang":"x"}"#,
+    ]
+
+    @Test func renamedCopiesAreTheTreesRecords() {
+        for (name, mapper) in Self.mappers {
+            let records = Self.records.map { Array($0.utf8) }
+            _ = VerbatimMemberCopyTests.expectSame(mapper, name, records, pieces: [0, 7])
+            var stream = StreamEngine(mapper: mapper)
+            for record in records { _ = mapRecord(record, with: &stream, inPiecesOf: 0) }
+            #expect(stream.renamedCopies >= 2, "\(name): \(stream.renamedCopies) records copied")
+        }
+    }
+
+    /// The records the copy maps are copies (the kernel ran and its result was kept), and those it cannot map as
+    /// the tree does go to the events with nothing written twice.
+    @Test func theCopyTakesWhatItCanAndLeavesTheRest() throws {
+        let mapper = Self.mappers[0].1
+        let tree = TreeEngine(mapper: mapper)
+        for (record, copied) in [(#"{"a":1,"id_str":"1","b":[2],"user":{"c":3},"d":4}"#, true),
+                                 (#"{"a":1,"user":{"c":3}}"#, false),  // required field absent
+                                 (#"{"idStr":0,"id_str":"1","user":2}"#, false),  // a kept key named as a destination: a warning
+                                 (#"{"a":1,"a":2,"id_str":"1","user":2}"#, false)] {  // duplicate keys: no copy
+            var stream = StreamEngine(mapper: mapper)
+            var out = JSONWriter(), treeOut = JSONWriter()
+            let outcome = record.utf8.withContiguousStorageIfAvailable { stream.map(record: UnsafeRawBufferPointer($0), into: &out) }!
+            let expected = Array(record.utf8).withUnsafeBytes { tree.map(record: $0, into: &treeOut) }
+            #expect("\(outcome)" == "\(expected)", "\(record)")
+            #expect(out.bytes == treeOut.bytes, "\(record)")
+            #expect(stream.renamedCopies == (copied ? 1 : 0), "\(record)")
+        }
+        var stream = StreamEngine(mapper: mapper)
+        var out = JSONWriter()
+        _ = Array(#"{"a":1,"id_str":"1","b":[2],"user":{"c":3},"d":4}"#.utf8).withUnsafeBytes { stream.map(record: $0, into: &out) }
+        #expect(String(decoding: out.bytes, as: UTF8.self) == #"{"idStr":"1","author":{"c":3},"a":1,"b":[2],"d":4}"#)
     }
 }

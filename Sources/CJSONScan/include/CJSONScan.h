@@ -63,19 +63,25 @@ size_t cjsonscan_next_key(const unsigned char *p, size_t n, size_t *key_length);
 typedef struct cjsonscan_copier cjsonscan_copier;
 cjsonscan_copier *cjsonscan_copier_new(void);
 void cjsonscan_copier_free(cjsonscan_copier *copier);
-/// Verbatim copies (CanonicalCopy.c). `p[0..<n]` holds exactly one JSON value, with optional whitespace around
-/// it, that the strict scanner and `cjsonscan_skip_value` have both accepted. Writes the value's canonical text
-/// to `out` — what StreamMap's JSONWriter writes for it: no whitespace, numbers and literals as they are,
-/// strings with each escape decoded and only `"`, `\\` and control characters escaped (`\b` `\f` `\n` `\r` `\t`,
-/// else `\u00xx`, lowercase) — and returns its length, at most `n`. `out` needs room for `n + 32` bytes (runs of
-/// a string are stored 32 bytes at a time).
+/// Verbatim copies (CanonicalCopy.c). `p[0..<n]` holds one JSON value, with optional whitespace around it, whose
+/// bytes the strict scanner has accepted (UTF-8, escapes, no raw control characters in strings). The copy checks
+/// the rest of what yajl checks itself — the grammar (structure, every number and literal exact), nothing but
+/// whitespace after the value, at most `max_depth` nested containers (and at most 4096) — and writes the value's
+/// canonical text to `out` — what StreamMap's JSONWriter writes for it: no whitespace, numbers and literals as
+/// they are, strings with each escape decoded and only `"`, `\\` and control characters escaped (`\b` `\f` `\n`
+/// `\r` `\t`, else `\u00xx`, lowercase) — and returns its length, at most `n`. `out` needs room for `n + 32`
+/// bytes (runs of a string are stored 32 bytes at a time).
 ///
-/// Returns -1 when an object holds two keys equal after decoding (the tree keeps the last value at the first
-/// key's place: not a copy), when keys collide in its hash past a few probes, or when the bytes are not what
-/// the precondition says; the caller then maps the value through yajl's events, which decide.
-ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out);
+/// Returns -1 for anything yajl would not accept as that one value, when an object holds two keys equal after
+/// decoding (the tree keeps the last value at the first key's place: not a copy), or when keys collide in its
+/// hash past a few probes; the caller then maps the value through yajl's events, which decide.
+ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out, size_t max_depth);
+/// After a copy of an object: the number of its own keys (0 for anything else, or after a copy that answered -1);
+/// for `index` below it, where key `index` (in input order) is in the copy's output, after its opening quote
+/// (`*offset`), and the length of its canonical text (`*length`).
+size_t cjsonscan_copier_top_keys(const cjsonscan_copier *copier, size_t index, size_t *offset, size_t *length);
 /// `cjsonscan_canonical_copy` without SIMD, for the tests and the fuzz target.
-ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out);
+ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out, size_t max_depth);
 /// A projection plan (Project.c): which members of a record's objects a mapping reads. Node 0 (the first one
 /// added) is the record itself; each node is an object of which only the members of its keys are kept: a key's member is kept whole
 /// (`child` -1), or, when its value is an object, projected by node `child` (any other value is kept whole). Build

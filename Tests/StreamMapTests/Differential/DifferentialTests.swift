@@ -418,7 +418,7 @@ struct DifferentialTests {
     static let requiredKinds: Set<String> = [
         "identity", "notNull", "nonFatal", "nonFatal.default", "nonFatal.factory", "policy", "policy.passToMapper", "check",
         "check.union", "object", "object.manyToOne", "object.oneToMany", "object.nestedSource", "object.indexPath",
-        "object.nestedDestination", "object.keep", "object.keep.keyStyle", "object.keep.values", "arrayOf", "first", "thread",
+        "object.nestedDestination", "object.keep", "object.keep.keyStyle", "object.keep.values", "object.keep.renames", "arrayOf", "first", "thread",
         "split", "forward", "backward", "enumTable", "block", "postProcess", "convert.stringToDate", "convert.dateToString",
         "convert.numberToDate", "convert.dateToNumber", "convert.stringToNumber", "convert.numberToString", "convert.toString",
         "convert.url", "convert.urlToString", "convert.uuid", "convert.uuidToString", "convert.base64", "convert.keys", "compute",

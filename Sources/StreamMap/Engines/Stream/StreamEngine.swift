@@ -49,6 +49,8 @@ public struct StreamEngine: RecordEngine {
 
     /// Records and containers this copy of the engine copied verbatim (`VerbatimCopier`), for the tests.
     var verbatimCopies: Int { plan?.copier.copies ?? 0 }
+    /// Records mapped as renamed copies (`RenamedCopy`) so far.
+    var renamedCopies: Int { plan?.renamedCopy?.copies ?? 0 }
     /// Records this copy of the engine projected before parsing them (`RecordProjector`), for the tests.
     var projections: Int { plan?.projector?.projections ?? 0 }
     /// Strings the projections lifted out and field inputs took (`LiftedStrings`), for the tests.
@@ -105,6 +107,12 @@ public struct StreamEngine: RecordEngine {
            let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: types) {
             writer.writeReleasing(text)  // (the copier's buffer, read no more)
             if shared != nil { plan.projector?.lifts.end() }  // (never so today: a verbatim copy reads no projection)
+            return .mapped(warnings: [])
+        }
+        if let renamed = plan.renamedCopy,
+           let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: .object),
+           renamed.write(text, copier: plan.copier, into: &writer) {
+            if shared != nil { plan.projector?.lifts.end() }  // (never so: `unmapped: keep` reads every member)
             return .mapped(warnings: [])
         }
         if let projector = plan.projector,
@@ -280,6 +288,9 @@ final class CompiledPlan {
     let copier = VerbatimCopier()
     /// Set when the mapping copies each record whole and as it is: the types it must have (nil: any).
     let verbatimTypes: JSONTypeSet??
+    /// Set when the mapping keeps every member and renames some top-level ones: records copied verbatim, then
+    /// their members rearranged (`RenamedCopy`).
+    let renamedCopy: RenamedCopy?
     /// Set when the mapping reads only some members of a record's objects: what yajl parses of each record.
     let projector: RecordProjector?
     /// The same for the filter's parse of its own (`capture`): what yajl parses of each record for the filter.
@@ -314,6 +325,8 @@ final class CompiledPlan {
         } else {
             verbatimTypes = nil
         }
+        renamedCopy = mutation == nil || mutation == .renamedCopyKeepsShadowedKeys
+            ? RenamedCopy(mapper, keepsShadowedKeys: mutation == .renamedCopyKeepsShadowedKeys) : nil
         if let capture, let both = RecordProjector(roots: [(root, true), (capture.consumer, false)]) {
             (projector, filterProjector, sharesProjection) = (both, both, true)
             filterReprojector = RecordProjector(root: capture.consumer, lifts: false)
@@ -573,6 +586,8 @@ enum StreamMutation: CaseIterable {
     case duplicateKeysFirstWins
     /// The `where` filter takes a null value for an absent one.
     case filterTakesNullForAbsent
+    /// `unmapped: keep` copied with renames keeps a member whose key a destination has (the tree drops it).
+    case renamedCopyKeepsShadowedKeys
 }
 
 struct StreamCompiler {

@@ -2,11 +2,11 @@ internal import CJSONScan
 
 /// Verbatim copies: a record that passes through unchanged (the `identity` mapper at the root, or a type check
 /// it passes) is checked and copied by two C kernels instead of being parsed by yajl and written back event by
-/// event. The strict scanner checks its bytes (UTF-8, escapes, surrogate pairs), the validating skipper
-/// (`cjsonscan_skip_value`) everything else yajl checks (grammar, nesting limit), and `cjsonscan_canonical_copy`
-/// writes the canonical text — exactly the bytes the events would have written. Whatever one of them does not
-/// vouch for (an error, a duplicate key, a value nested deeper than the skipper goes) is mapped through events
-/// as before, so errors and duplicate keys are decided where they always were.
+/// event. The strict scanner checks its bytes (UTF-8, escapes, surrogate pairs), and `cjsonscan_canonical_copy`
+/// checks everything else yajl checks (grammar, every number and literal, nesting limit) as it writes the
+/// canonical text — exactly the bytes the events would have written. Whatever one of them does not vouch for (an
+/// error, a duplicate key, a value nested deeper than the copy goes) is mapped through events as before, so
+/// errors and duplicate keys are decided where they always were.
 final class VerbatimCopier {
     /// The C kernel's state (allocated at the first copy: most plans never copy).
     private var copierState: OpaquePointer?
@@ -14,6 +14,8 @@ final class VerbatimCopier {
         if copierState == nil { copierState = cjsonscan_copier_new() }
         return copierState
     }
+    /// The C kernel's state, which after a copy of an object knows its keys (`cjsonscan_copier_top_keys`).
+    var kernel: OpaquePointer? { copierState }
     @exclusivity(unchecked) private var text = ByteBuffer(capacity: 1 << 12)
     /// Records and values copied so far (the tests check that the engine takes this path).
     @exclusivity(unchecked) private(set) var copies = 0
@@ -40,20 +42,16 @@ final class VerbatimCopier {
         }
         var strict = StrictJSONScanner()
         guard strict.scan(record) == nil else { return nil }
-        // The value ends where the skipper says (the copy's own reading of a number or literal is looser); only
-        // whitespace may follow it.
-        let end = cjsonscan_skip_value(p, record.count, maximumDepth)
-        guard end > 0, record[end...].allSatisfy(Self.isWhitespace) else { return nil }
+        // The copy checks the grammar and the depth itself (one pass over the record, not a validating skip
+        // first), and answers -1 to anything yajl would not accept.
         text.reset(keeping: Self.keptCapacity)
-        text.reserve(end + 32)
-        let count = portable ? cjsonscan_canonical_copy_portable(copier, p, end, text.base)
-                             : cjsonscan_canonical_copy(copier, p, end, text.base)
+        text.reserve(record.count + 32)
+        let count = portable ? cjsonscan_canonical_copy_portable(copier, p, record.count, text.base, maximumDepth)
+                             : cjsonscan_canonical_copy(copier, p, record.count, text.base, maximumDepth)
         guard count >= 0 else { return nil }
         copies &+= 1
         return UnsafeRawBufferPointer(start: text.base, count: count)
     }
-
-    private static func isWhitespace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
 
     /// The canonical text of `value`, one JSON value that the strict scanner and the skipper have accepted
     /// (`YajlParserBase.copiesAhead`), valid until the next call; nil when an object in it repeats a key.
@@ -61,7 +59,7 @@ final class VerbatimCopier {
         guard let copier, let p = value.baseAddress?.assumingMemoryBound(to: UInt8.self), value.count > 0 else { return nil }
         text.reset(keeping: Self.keptCapacity)
         text.reserve(value.count + 32)
-        let count = cjsonscan_canonical_copy(copier, p, value.count, text.base)
+        let count = cjsonscan_canonical_copy(copier, p, value.count, text.base, Int.max)
         guard count >= 2 else { return nil }
         copies &+= 1
         return UnsafeRawBufferPointer(start: text.base, count: count)
