@@ -98,13 +98,21 @@ static inline size_t scalar_end(const unsigned char *p, size_t i, size_t n) {
     return k > i && (k == n || ends_token(p[k])) ? k : i;
 }
 
+/// The hash of the key text `k[0..<n]` in the output. A short key is read as one word masked to its length (no
+/// copy of a variable length, which is a call): the output always has 32 bytes of room past what is written, and
+/// the bytes past the key do not reach the hash.
 static inline uint64_t key_hash(const unsigned char *k, size_t n) {
     uint64_t a = 0, b = 0;
     if (n >= 8) {
         memcpy(&a, k, 8);
         memcpy(&b, k + n - 8, 8);
     } else {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&a, k, 8);
+        a &= n ? ~0ull >> (64 - 8 * n) : 0;  // the first n bytes: the low ones
+#else
         memcpy(&a, k, n);
+#endif
     }
     // MurmurHash3's finalizer over the key's length and first and last 8 bytes: every input bit reaches the low
     // bits the table uses.
