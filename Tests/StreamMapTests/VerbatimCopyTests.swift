@@ -364,13 +364,16 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
         }
     }
 
-    /// The records the copy maps are copies (the kernel ran and its result was kept), and those it cannot map as
+    /// The records the copy maps or rejects itself are copies (the kernel ran and its result was kept; a rejected
+    /// record's errors are the tree's, from the tree's mapping of the record's outline), and those it cannot map as
     /// the tree does go to the events with nothing written twice.
     @Test func theCopyTakesWhatItCanAndLeavesTheRest() throws {
         let mapper = Self.mappers[0].1
         let tree = TreeEngine(mapper: mapper)
         for (record, copied) in [(#"{"a":1,"id_str":"1","b":[2],"user":{"c":3},"d":4}"#, true),
-                                 (#"{"a":1,"user":{"c":3}}"#, false),  // required field absent
+                                 (#"{"a":1,"user":{"c":3}}"#, true),  // a required field absent: rejected by the copy
+                                 (#"{"idStr":0,"user":null,"a":1}"#, true),  // two errors and a shadowed key's warning
+                                 (#"{"a":1,"id_str":null,"user":2}"#, true),
                                  (#"{"idStr":0,"id_str":"1","user":2}"#, false),  // a kept key named as a destination: a warning
                                  (#"{"a":1,"a":2,"id_str":"1","user":2}"#, false)] {  // duplicate keys: no copy
             var stream = StreamEngine(mapper: mapper)

@@ -15,26 +15,40 @@ import Darwin
 /// fields each read one top-level key and write another with the value unchanged (`identity`, `required`, or
 /// identity under `missing`/`null` policies: `"src": "dst"` in a spec, `--field src=dst`), all destinations
 /// different, no key style or value mapper on the kept members; and records that are objects, whose copy succeeds
-/// (valid, no duplicate key), in which no field's absent or null value asks for an error or a default, and no kept
-/// key has a destination's name (the tree drops it with a warning).
+/// (valid, no duplicate key), and in which no kept key has a destination's name (the tree drops it with a
+/// warning). An absent or null value takes its field's policy: left out, null, a default — or an error, which
+/// rejects the record with the errors the tree's own mapping of the record's outline reports (`rejection`).
 final class RenamedCopy {
     /// What the field's mapper makes of an absent or a null value.
-    private enum Case: Equatable {
+    private enum Case {
         /// The field is left out.
         case omit
         /// `null` is written.
         case null
-        /// Anything else (an error, a default): the record is mapped through events.
-        case events
+        /// This value is written (a default: its canonical text).
+        case value([UInt8])
+        /// A fatal error: the record is rejected, with the errors the tree reports.
+        case fail
 
         init(_ action: FieldPolicy.Action, passed: Case) {
             switch action {
             case .passToMapper: self = passed
             case .omit: self = .omit
             case .keepNull: self = .null
-            case .fail, .useDefault: self = .events
+            case .useDefault(let value): self = .value(JSONWriter.bytes(value))
+            case .fail: self = .fail
             }
         }
+    }
+
+    /// What the copy makes of a record.
+    enum Outcome {
+        /// The mapped record was written.
+        case written
+        /// The record is rejected with these errors (nothing was written).
+        case rejected([MapError])
+        /// Nothing was written: the record goes to the events.
+        case events
     }
 
     private struct Rename {
@@ -51,16 +65,19 @@ final class RenamedCopy {
     private let destinations: [[UInt8]]
     /// Per record: each top-level member's key start (its quote), value start and value end in the copy; and the
     /// member each rename found (-1: none).
-    private var members: [(key: Int, value: Int, end: Int)] = []
-    /// Per rename: its member (-1: none, or left out), and whether `null` is written instead of its value.
-    private var found: [Int] = []
-    private var writesNull: [Bool] = []
-    private var consumed: [Bool] = []
+    @exclusivity(unchecked) private var members: [(key: Int, value: Int, end: Int)] = []
+    /// Per rename: its member (-1: none, or left out), and what is written instead of its value (nil: the value).
+    @exclusivity(unchecked) private var found: [Int] = []
+    @exclusivity(unchecked) private var replacement: [[UInt8]?] = []
+    @exclusivity(unchecked) private var consumed: [Bool] = []
     /// Records written by this copy so far (the tests check that the engine takes this path).
-    private(set) var copies = 0
+    @exclusivity(unchecked) private(set) var copies = 0
 
     /// The mutation tests' broken rule (`StreamMutation.renamedCopyKeepsShadowedKeys`).
     private let keepsShadowedKeys: Bool
+    /// For a record rejected: the tree's mapping of its outline (`rejection`).
+    private let mapper: Mapper
+    private static let null = Array("null".utf8)
 
     /// The plan for `mapper`, or nil when it is not such a mapping.
     init?(_ mapper: Mapper, keepsShadowedKeys: Bool = false) {
@@ -77,7 +94,7 @@ final class RenamedCopy {
             case .identity: (absent, null) = (.omit, .null)
             case .notNull(let inner):
                 guard case .identity = inner.kind else { return nil }
-                (absent, null) = (.events, .events)
+                (absent, null) = (.fail, .fail)
             case .policy(let inner, let policy):
                 guard case .identity = inner.kind else { return nil }
                 (absent, null) = (Case(policy.missing, passed: .omit), Case(policy.null, passed: .null))
@@ -91,17 +108,19 @@ final class RenamedCopy {
         self.renames = renames
         destinations = renames.map { Array($0.destination.dropFirst().dropLast(2)) }
         found = Array(repeating: -1, count: renames.count)
-        writesNull = Array(repeating: false, count: renames.count)
+        replacement = Array(repeating: nil, count: renames.count)
+        self.mapper = mapper
     }
 
     /// The canonical text of a key, without its quotes.
     private static func keyText(_ key: String) -> [UInt8] { Array(JSONWriter.bytes(.string(key)).dropFirst().dropLast()) }
 
-    /// Writes the mapped record from `copy`, the canonical text of the record (`copier`'s last copy), and returns
-    /// true; or writes nothing and returns false when the record is not one this copy maps as the tree does.
-    func write(_ copy: UnsafeRawBufferPointer, copier: VerbatimCopier, into writer: inout JSONWriter) -> Bool {
+    /// Writes the mapped record from `copy`, the canonical text of the record (`copier`'s last copy); or says that
+    /// the record is rejected, and why, as the tree would say it; or writes nothing and leaves the record to the
+    /// events when it is not one this copy maps as the tree does.
+    func write(_ copy: UnsafeRawBufferPointer, copier: VerbatimCopier, into writer: inout JSONWriter) -> Outcome {
         let copier = copier.kernel
-        guard let text = copy.baseAddress, copy.count >= 2, copy[0] == UInt8(ascii: "{") else { return false }
+        guard let text = copy.baseAddress, copy.count >= 2, copy[0] == UInt8(ascii: "{") else { return .events }
         // The members, from the keys the copy noted.
         members.removeAll(keepingCapacity: true)
         var offset = 0, length = 0
@@ -111,8 +130,9 @@ final class RenamedCopy {
             if i > 0 { members[i - 1].end = offset - 2 }  // (before `,"`)
             members.append((offset - 1, offset + length + 2, copy.count - 1))
         }
-        guard members.count == count else { return false }
+        guard members.count == count else { return .events }
         // The renamed fields' members, and the kept members' names.
+        var failed = false
         if consumed.count < count { consumed = Array(repeating: false, count: count) }
         for i in 0..<count { consumed[i] = false }
         for (r, rename) in renames.enumerated() {
@@ -122,7 +142,7 @@ final class RenamedCopy {
                 consumed[i] = true
                 break
             }
-            writesNull[r] = false
+            replacement[r] = nil
             let what: Case
             if found[r] < 0 {
                 what = rename.absent
@@ -132,22 +152,24 @@ final class RenamedCopy {
                 continue
             }
             switch what {
-            case .events: return false
+            case .fail: failed = true
             case .omit: found[r] = -1
-            case .null: writesNull[r] = true
+            case .null: replacement[r] = Self.null
+            case .value(let v): replacement[r] = v
             }
         }
+        if failed { return rejection(copy) }
         for (i, m) in members.enumerated() where !consumed[i] && !keepsShadowedKeys {
-            for d in destinations where Self.key(m, in: text, is: d) { return false }
+            for d in destinations where Self.key(m, in: text, is: d) { return .events }
         }
         // `{`, the fields in the spec's order, then the kept members in input order (runs of them at once), `}`.
         writer.writeRaw(UInt8(ascii: "{"))
         var written = false
-        for (r, rename) in renames.enumerated() where found[r] >= 0 || writesNull[r] {
+        for (r, rename) in renames.enumerated() where found[r] >= 0 || replacement[r] != nil {
             if written { writer.writeRaw(UInt8(ascii: ",")) }
             rename.destination.withUnsafeBytes { writer.writeRaw($0) }
-            if writesNull[r] {
-                writer.writeNull()
+            if let value = replacement[r] {
+                value.withUnsafeBytes { writer.writeRaw($0) }
             } else {
                 let m = members[found[r]]
                 writer.writeRaw(UnsafeRawBufferPointer(start: text + m.value, count: m.end - m.value))
@@ -166,7 +188,27 @@ final class RenamedCopy {
         }
         writer.writeRaw(UInt8(ascii: "}"))
         copies &+= 1
-        return true
+        return .written
+    }
+
+    /// A record that a field's absent or null value rejects: the tree's errors, from the tree's own mapping of the
+    /// record's outline — its top-level keys in input order, null where the record has null, `true` for every
+    /// other value. The fields read a value unchanged and the kept members are not mapped, so no error depends on
+    /// a value beyond its being absent or null: the outline's errors are the record's (the missing or null fields',
+    /// in field order, then a kept key's that a destination shadows). `.events` if that is somehow not fatal.
+    private func rejection(_ copy: UnsafeRawBufferPointer) -> Outcome {
+        var outline: [(String, JSONValue)] = []
+        outline.reserveCapacity(members.count)
+        for m in members {
+            let key = UnsafeRawBufferPointer(rebasing: copy[m.key..<(m.value - 1)])  // `"key"` (canonical text)
+            guard case .string(let name)? = try? JSONParser.parse(key) else { return .events }
+            let isNull = m.end - m.value == 4 && Self.equal(copy.baseAddress! + m.value, "null")
+            outline.append((name, isNull ? .null : .bool(true)))
+        }
+        let result = mapper.map(.object(JSONObject(outline)))
+        guard result.isFatal else { return .events }
+        copies &+= 1
+        return .rejected(result.errors)
     }
 
     /// Whether member `m`'s key in `text` is `name` (canonical texts, so equal bytes are equal keys).

@@ -110,10 +110,18 @@ public struct StreamEngine: RecordEngine {
             return .mapped(warnings: [])
         }
         if let renamed = plan.renamedCopy,
-           let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: .object),
-           renamed.write(text, copier: plan.copier, into: &writer) {
-            if shared != nil { plan.projector?.lifts.end() }  // (never so: `unmapped: keep` reads every member)
-            return .mapped(warnings: [])
+           let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: .object) {
+            // (`shared` is never set here: `unmapped: keep` reads every member, so the filter projects alone.)
+            switch renamed.write(text, copier: plan.copier, into: &writer) {
+            case .written:
+                if shared != nil { plan.projector?.lifts.end() }
+                return .mapped(warnings: [])
+            case .rejected(let errors):
+                if shared != nil { plan.projector?.lifts.end() }
+                return .rejected(.mapping(errors))
+            case .events:
+                break
+            }
         }
         if let projector = plan.projector,
            let projected = shared ?? (plan.sharesProjection ? nil : projector.project(record, maximumDepth: parserOptions.maximumDepth)) {
