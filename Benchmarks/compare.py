@@ -587,11 +587,9 @@ def write_report(a, tools, size, out_dir):
              "([`Peers/tweets-computed.jq`](../Peers/tweets-computed.jq), `map-tweets-simdjson --computed`).")
     L.append("")
     ceiling_table("computed")
-    L.append("")
-    L.append("## Ratios against the targets (issue #5)")
-    L.append("")
-    L.append("| ratio | measured | target | met? |")
-    L.append("|---|---:|---:|---|")
+
+    def targets_table(title):
+        L.extend(["", "## " + title, "", "| ratio | measured | target | met? |", "|---|---:|---:|---|"])
 
     def row(name, value, target, higher=True):
         if value is None:
@@ -603,6 +601,7 @@ def write_report(a, tools, size, out_dir):
     def reported(name, value):
         L.append("| %s | %s | reported | – |" % (name, "–" if value is None else fmt(value)))
 
+    targets_table("Ratios against the targets (issue #5)")
     row("stream engine / yajl no-op ceiling", ratios["stream_vs_ceiling"], TARGETS["stream_vs_ceiling"])
     row("streammap identity (stream) / yajl_gen re-emit", ratios["identity_vs_yajl_gen"], TARGETS["identity_vs_yajl_gen"])
     row("tree engine / Swift Codable", ratios["tree_vs_codable"], TARGETS["tree_vs_codable"])
@@ -610,11 +609,7 @@ def write_report(a, tools, size, out_dir):
     for key in ("streammap-stream", "streammap-tree", "identity-stream"):
         if key in by:
             row("peak RSS MiB, " + by[key].label + " (%.0f MB input)" % mb, by[key].rss_mib, TARGETS["rss_mib"], higher=False)
-    L.append("")
-    L.append("## Ratios against the targets of issue #20 (skipping unread values ahead of yajl)")
-    L.append("")
-    L.append("| ratio | measured | target | met? |")
-    L.append("|---|---:|---:|---|")
+    targets_table("Ratios against the targets of issue #20 (skipping unread values ahead of yajl)")
     row("stream engine / yajl no-op ceiling", ratios["stream_vs_ceiling"], TARGETS_20["stream_vs_ceiling"])
     row("streammap identity (stream) / yajl no-op ceiling", ratios["identity_vs_ceiling"], TARGETS_20["identity_vs_ceiling"])
     row("streammap --jobs 2 / --jobs 1 (stream engine)", ratios["jobs2_vs_jobs1"], TARGETS_20["jobs2_vs_jobs1"])
@@ -622,20 +617,12 @@ def write_report(a, tools, size, out_dir):
              ratios["two_processes_vs_jobs1"])
     reported("streammap --jobs 2 / two processes on the halves", ratios["jobs2_vs_two_processes"])
     reported("stream engine / simdjson On-Demand by hand", ratios["stream_vs_simdjson"])
-    L.append("")
-    L.append("## Ratios against the targets of issue #31 (per core)")
-    L.append("")
-    L.append("| ratio | measured | target | met? |")
-    L.append("|---|---:|---:|---|")
+    targets_table("Ratios against the targets of issue #31 (per core)")
     row("stream engine / yajl no-op ceiling", ratios["stream_vs_ceiling"], TARGETS_31["stream_vs_ceiling"])
     row("stream engine / simdjson On-Demand by hand", ratios["stream_vs_simdjson"], TARGETS_31["stream_vs_simdjson"])
     row("streammap identity (stream) / yajl no-op ceiling", ratios["identity_vs_ceiling"], TARGETS_31["identity_vs_ceiling"])
     row("unmapped: keep + two renames (stream) / yajl no-op ceiling", ratios["keep_vs_ceiling"], TARGETS_31["keep_vs_ceiling"])
-    L.append("")
-    L.append("## Ratios against the targets of issue #32 (computed fields)")
-    L.append("")
-    L.append("| ratio | measured | target | met? |")
-    L.append("|---|---:|---:|---|")
+    targets_table("Ratios against the targets of issue #32 (computed fields)")
     row("computed fields, stream engine / yajl no-op ceiling", ratios["computed_vs_ceiling"], TARGETS_32["computed_vs_ceiling"])
     reported("computed fields, tree engine / yajl no-op ceiling", ratios["computed_tree_vs_ceiling"])
     reported("computed fields, stream engine / simdjson On-Demand computed by hand", ratios["computed_vs_simdjson"])
