@@ -120,10 +120,15 @@ struct FramingCLITests {
             ("--keep-unmapped --field id=ident", "cat >/dev/null"),
             ("--keep-unmapped --field payload=items", "cat >/dev/null"),
         ]
+        // Under AddressSanitizer (scripts/sanitize.sh, which sets ASAN_OPTIONS) the runs still check the output and
+        // the copies' memory accesses, but RSS means nothing: its allocator keeps freed blocks in quarantine.
+        let measured = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil
         for (flags, consumer) in runs {
             let kb = try Self.peakKB("streammap \(flags) '\(file)'", outputTo: consumer)
             // The program's own memory (a debug build, yajl, the read buffers) is well under 40 MB.
-            #expect(kb < bytes / 1024 + 40 * 1024, "\(flags): peak RSS \(kb) KB for a \(bytes / 1_000_000) MB record")
+            if measured {
+                #expect(kb < bytes / 1024 + 40 * 1024, "\(flags): peak RSS \(kb) KB for a \(bytes / 1_000_000) MB record")
+            }
         }
     }
 

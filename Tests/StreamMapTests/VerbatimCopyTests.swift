@@ -388,5 +388,15 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
         var out = JSONWriter()
         _ = Array(#"{"a":1,"id_str":"1","b":[2],"user":{"c":3},"d":4}"#.utf8).withUnsafeBytes { stream.map(record: $0, into: &out) }
         #expect(String(decoding: out.bytes, as: UTF8.self) == #"{"idStr":"1","author":{"c":3},"a":1,"b":[2],"d":4}"#)
+        // A spec of many renames goes to the events (their key tables keep it linear), with the same output.
+        let many = Mapper.object(ObjectMapping(fields: (0...RenamedCopy.fieldLimit).map { Field("k\($0)", to: "v\($0)") },
+                                               unmapped: .keep))
+        let record = Array(("{" + (0...RenamedCopy.fieldLimit).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"x\":1}").utf8)
+        var wide = StreamEngine(mapper: many)
+        var wideOut = JSONWriter(), treeOut = JSONWriter()
+        _ = record.withUnsafeBytes { wide.map(record: $0, into: &wideOut) }
+        _ = record.withUnsafeBytes { TreeEngine(mapper: many).map(record: $0, into: &treeOut) }
+        #expect(wideOut.bytes == treeOut.bytes)
+        #expect(wide.renamedCopies == 0)
     }
 }

@@ -79,11 +79,16 @@ final class RenamedCopy {
     private let mapper: Mapper
     private static let null = Array("null".utf8)
 
+    /// The most fields a mapping copied so may have.
+    static let fieldLimit = 16
+
     /// The plan for `mapper`, or nil when it is not such a mapping.
     init?(_ mapper: Mapper, keepsShadowedKeys: Bool = false) {
         self.keepsShadowedKeys = keepsShadowedKeys
+        // (Members are matched to the fields by a scan per field: a few fields keep that linear in the record; a
+        // spec of more goes to the events, whose key tables are.)
         guard case .object(let mapping) = mapper.kind, case .keep(nil, nil, _) = mapping.unmapped,
-              !mapping.fields.isEmpty else { return nil }
+              !mapping.fields.isEmpty, mapping.fields.count <= Self.fieldLimit else { return nil }
         var renames: [Rename] = []
         for field in mapping.fields {
             guard field.sources.count == 1, field.destinations.count == 1,
