@@ -389,6 +389,38 @@ import StreamMapTestSupport
         #expect(stream.liftedStrings > 600)
     }
 
+    /// A projection without a backslash is replayed, not parsed by yajl (`YajlParserBase.feedScanned`): where a copy
+    /// takes a kept container from its text and the replay goes on at its closing bracket (`copiesAhead`), where the
+    /// copy declines (a duplicate key inside, a short container), and next to records whose projections have escapes
+    /// (parsed by yajl), the output is the tree engine's.
+    @Test func replayedProjectionsGoOnWhereACopyAsks() {
+        let mapper: Mapper = .object {
+            Field("id", to: "id")
+            Field("user", to: "user")
+            Field("list", to: "list", .arrayOf(.identity))
+            Field("meta.tag", to: "tag", .check(.string))
+        }
+        let big = #"{"name":"someone with a long name","counts":[1,2,3,4,5,6,7,8,9,10],"nested":{"a":{"b":[true,false,null]},"c":"#
+            + #""text"},"more":"\#(String(repeating: "m", count: 80))"}"#
+        let records = [
+            #"{"id":1,"skip":[1,2],"user":\#(big),"list":[\#(big),{"x":1},\#(big)],"meta":{"tag":"t","z":0}}"#,
+            #"{"id":2,"user":{"a":1,"a":2,"pad":"\#(String(repeating: "p", count: 120))"},"list":[{"k":1,"k":2}]}"#,
+            #"{"id":3,"user":{"short":"\u00e9"},"list":[],"meta":{"tag":"\u00e9"}}"#,
+            #"{"id":4,"user":\#(big),"list":[\#(big)],"meta":{"tag":5}}"#,
+            #"{"user":[\#(big),\#(big)],"id":{"k":[1,2,3]},"list":"no list"}"#,
+            #"{"id":5, "user" : \#(big) ,"list":[ \#(big) , 1 ], "meta":{ "tag" : "spaced" } }"#,
+        ]
+        var stream = StreamEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
+        for record in records + records.reversed() {
+            expectSameMapping(&stream, tree, Array(record.utf8))
+        }
+        #expect(stream.projections == 2 * records.count)
+        // (All but the record with an escape in its projection were replayed: a replay that failed would have
+        // been parsed whole after it, with the same output.)
+        #expect(stream.replayedProjections == 2 * (records.count - 1))
+    }
+
     @Test func aMappingThatKeepsEverythingIsNotProjected() {
         for mapper in [Mapper.identity, .object(ObjectMapping(fields: [.init("a")], unmapped: .keep))] {
             var stream = StreamEngine(mapper: mapper)

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import CYajl
 internal import CJSONScan
 
@@ -63,6 +68,17 @@ class YajlParserBase: YajlCallbackTarget {
     /// Bytes that no kernel vouched for were fed (`feed`, not `feedScanned`): only they can end in an unfinished
     /// string after the value (see `rejectUnterminatedTrailingString`).
     @exclusivity(unchecked) private var fedUnscanned = false
+    /// yajl has been given bytes since its handle was opened (a handle nothing was fed to is kept by `restart`).
+    @exclusivity(unchecked) private var handleFed = false
+    /// While `replay` delivers a chunk's events: the end of the token whose event is being delivered, in the chunk
+    /// (what `consumedInChunk` answers, yajl having seen none of it); -1 otherwise.
+    @exclusivity(unchecked) private var replayed = -1
+    /// A chunk was replayed whole (`feedScanned`): `finish` has nothing to ask yajl.
+    @exclusivity(unchecked) private var replayedWhole = false
+    /// Values replayed whole (what the tests check the stream engine's projections take).
+    @exclusivity(unchecked) private(set) final var replays = 0
+    /// The replay's open containers (1: object), allocated at the first replay.
+    @exclusivity(unchecked) private var replayLevels: UnsafeMutablePointer<UInt8>?
     /// Open containers (limited to `maximumDepth`).
     @exclusivity(unchecked) final var depth = 0
     final let maximumDepth: Int
@@ -113,14 +129,20 @@ class YajlParserBase: YajlCallbackTarget {
     }
 
     private func reopen() {
-        yajl_free(handle)
         consumedBeforeChunk = 0
         fedUnscanned = false
         depth = 0
         resumeAt = nil
+        replayedWhole = false
         strict = StrictJSONScanner()
         pendingError = nil
-        openHandle()
+        if handleFed {
+            yajl_free(handle)
+            handleFed = false
+            openHandle()
+        } else {
+            events?.reset()  // (the handle is as it was made: a record replayed whole never reached it)
+        }
     }
 
     /// Whether a parser made with `options` would parse exactly as this one does.
@@ -132,6 +154,7 @@ class YajlParserBase: YajlCallbackTarget {
         yajl_free(handle)
         objectLevels?.deallocate()
         priming?.deallocate()
+        replayLevels?.deallocate()
     }
 
     @exclusivity(unchecked) private var strict = StrictJSONScanner()
@@ -146,6 +169,7 @@ class YajlParserBase: YajlCallbackTarget {
         let end = UnsafeRawPointer(bytes) + count
         var start = UnsafeRawPointer(bytes)
         defer { chunkEnd = chunkStart }
+        handleFed = true
         while true {
             chunkStart = start
             chunkEnd = end
@@ -186,10 +210,28 @@ class YajlParserBase: YajlCallbackTarget {
         try exclusively { try feedChunk(chunk, scanned: false) }
     }
 
-    /// `feed` for bytes already held to the strict scanner's rules (a record's projection, which the projector's
-    /// kernel checked as it wrote it): yajl alone parses them.
+    /// `feed` for one whole JSON value already held to yajl's grammar and the strict scanner's rules (a record's
+    /// projection, which the projector's kernel checked as it wrote it), followed by `finish` and nothing else.
+    /// Its events are delivered without yajl when it has no backslash and starts the parse (`replay`); else yajl
+    /// alone parses it.
     final func feedScanned(_ chunk: UnsafeRawBufferPointer) throws {
-        try exclusively { try feedChunk(chunk, scanned: true) }
+        try exclusively {
+            guard let base = chunk.baseAddress, chunk.count > 0, !handleFed, consumedBeforeChunk == 0,
+                  memchr(base, 0x5C, chunk.count) == nil else {
+                try feedChunk(chunk, scanned: true)
+                return
+            }
+            willParseChunk()
+            let status = replay(base.assumingMemoryBound(to: UInt8.self), count: chunk.count)
+            replayedWhole = true
+            if status == yajl_status_ok { replays &+= 1 }
+            if status == yajl_status_error {
+                // (Not one whole value after all: no kernel vouches for what it declines, so never expected.)
+                throw JSONSyntaxError(byteOffset: 0, message: "a validated value could not be replayed")
+            }
+            try check(status, chunk: nil, count: 0)
+            consumedBeforeChunk = chunk.count
+        }
     }
 
     private func feedChunk(_ chunk: UnsafeRawBufferPointer, scanned: Bool) throws {
@@ -212,7 +254,9 @@ class YajlParserBase: YajlCallbackTarget {
     }
 
     final func finish() throws {
+        if replayedWhole { return }  // (a whole value: what yajl_complete_parse would find complete)
         try exclusively {
+            handleFed = true
             try check(yajl_complete_parse(handle), chunk: nil, count: 0)
             if fedUnscanned && !allowMultipleValues { try rejectUnterminatedTrailingString() }
         }
@@ -226,6 +270,7 @@ class YajlParserBase: YajlCallbackTarget {
     /// follows the record's value, and declines the record otherwise (it is then parsed whole, with the check).
     private func rejectUnterminatedTrailingString() throws {
         var quote = UInt8(ascii: "\"")
+        handleFed = true
         guard yajl_parse(handle, &quote, 1) != yajl_status_ok else { return }
         throw JSONSyntaxError(byteOffset: consumedBeforeChunk, message: "trailing garbage")
     }
@@ -273,7 +318,7 @@ class YajlParserBase: YajlCallbackTarget {
     final func fail(_ error: any Error) -> Bool {
         if var error = error as? JSONSyntaxError {
             // Handlers do not know where they are in the stream; the parser does.
-            error.byteOffset = consumedBeforeChunk + Int(yajl_get_bytes_consumed(handle))
+            error.byteOffset = consumedBeforeChunk + consumedInChunk
             pendingError = error
         } else {
             pendingError = error
@@ -305,7 +350,7 @@ class YajlParserBase: YajlCallbackTarget {
 
     /// Bytes of the current chunk yajl has consumed.
     @inline(__always)
-    final var consumedInChunk: Int { Int(yajl_get_bytes_consumed(handle)) }
+    final var consumedInChunk: Int { replayed >= 0 ? replayed : Int(yajl_get_bytes_consumed(handle)) }
 
     /// Whether the open container at `level` (1 ... `depth`) is an object (after `enter(object:)`).
     @inline(__always)
@@ -368,6 +413,7 @@ class YajlParserBase: YajlCallbackTarget {
             }
         }
         UnsafeMutableRawPointer(priming + count).storeBytes(of: UInt32(0x6C6C_756E).littleEndian, as: UInt32.self)  // null
+        handleFed = true
         let status = yajl_parse(handle, priming, count + 4)
         precondition(status == yajl_status_ok, "yajl refused the state of a skipped value")
         table.pointee = callbacks
@@ -376,7 +422,7 @@ class YajlParserBase: YajlCallbackTarget {
     @inline(never)
     private func tooDeep() -> Bool {
         pendingError = JSONSyntaxError(
-            byteOffset: consumedBeforeChunk + Int(yajl_get_bytes_consumed(handle)),
+            byteOffset: consumedBeforeChunk + consumedInChunk,
             message: "nesting deeper than \(maximumDepth) levels")
         return false
     }
@@ -459,5 +505,180 @@ public final class JSONPushParser<Handler: JSONEventHandler> {
         precondition(!finished, "finish called twice")
         finished = true
         try core.finish()
+    }
+}
+
+// MARK: Replaying validated text
+
+extension YajlParserBase {
+    /// Delivers the events of `bytes` — one whole JSON value that a kernel validated, with no backslash in it — to
+    /// the handle's callback table as yajl would: the same callbacks with the same arguments (keys and strings
+    /// pointing into `bytes`, numbers as their text), each read from the table as its event comes (a skip silences
+    /// some), `consumedInChunk` past the token as yajl's count would be, a callback that returns false stopping
+    /// the replay there and one that asked to go on at a later byte (`resume(at:)`) going on there. yajl's lexer
+    /// has nothing to find in such text: this is what a projected record costs instead of a parse.
+    fileprivate func replay(_ p: UnsafePointer<UInt8>, count n: Int) -> yajl_status {
+        let table = UnsafePointer(eventTable ?? yajlCallbackTable)
+        let ctx = Unmanaged.passUnretained(self as YajlCallbackTarget).toOpaque()
+        chunkStart = UnsafeRawPointer(p)
+        chunkEnd = chunkStart + n
+        defer {
+            chunkEnd = chunkStart
+            replayed = -1
+        }
+        let capacity = min(maximumDepth, Self.replayDepthLimit) + 2
+        let levels = replayLevels ?? {
+            let l = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            replayLevels = l
+            return l
+        }()
+        var level = 0  // open containers; levels[level] is the innermost
+        var i = 0
+        @inline(__always) func skipSpace() {
+            while i < n, p[i] == 0x20 || p[i] == 0x0A || p[i] == 0x0D || p[i] == 0x09 { i += 1 }
+        }
+        /// The end of the string whose opening quote is at `i` (its closing quote).
+        @inline(__always) func closingQuote() -> Int {
+            let body = UnsafeRawPointer(p + i + 1)
+            guard let q = memchr(body, 0x22, n - i - 1) else { return n }
+            return UnsafeRawPointer(q) - UnsafeRawPointer(p)
+        }
+        /// A callback returned false: going on where it asked (after a value, in the containers open now), or not.
+        @inline(__always) func goesOn() -> Bool {
+            guard let resume = resumeAt else { return false }
+            resumeAt = nil
+            i = resume - chunkStart
+            return true
+        }
+        var afterValue = false
+        while true {
+            skipSpace()
+            guard i < n else { return level == 0 && afterValue ? yajl_status_ok : yajl_status_error }
+            if afterValue {
+                if level == 0 { return yajl_status_error }  // (more than one value)
+                let c = p[i]
+                i += 1
+                replayed = i
+                if c == 0x2C {  // ,
+                    afterValue = false
+                    if levels[level] == 1 {
+                        skipSpace()
+                        guard i < n, p[i] == 0x22 else { return yajl_status_error }
+                        let close = closingQuote()
+                        guard close < n else { return yajl_status_error }
+                        let key = UnsafeRawPointer(p + i + 1)
+                        i = close + 1
+                        replayed = i
+                        if let f = table.pointee.yajl_map_key, f(ctx, key.assumingMemoryBound(to: UInt8.self), close - (key - chunkStart)) == 0 {
+                            if goesOn() { afterValue = true; continue }
+                            return yajl_status_client_canceled
+                        }
+                        skipSpace()
+                        guard i < n, p[i] == 0x3A else { return yajl_status_error }
+                        i += 1
+                    }
+                    continue
+                }
+                level -= 1
+                if c == 0x7D {  // }
+                    if let f = table.pointee.yajl_end_map, f(ctx) == 0 {
+                        if goesOn() { continue }
+                        return yajl_status_client_canceled
+                    }
+                } else if c == 0x5D {  // ]
+                    if let f = table.pointee.yajl_end_array, f(ctx) == 0 {
+                        if goesOn() { continue }
+                        return yajl_status_client_canceled
+                    }
+                } else {
+                    return yajl_status_error
+                }
+                continue
+            }
+            // A value.
+            afterValue = true
+            switch p[i] {
+            case 0x7B, 0x5B:  // { [
+                let object = p[i] == 0x7B
+                guard level + 1 < capacity else { return yajl_status_error }
+                level += 1
+                levels[level] = object ? 1 : 0
+                i += 1
+                replayed = i
+                let f = object ? table.pointee.yajl_start_map : table.pointee.yajl_start_array
+                if let f, f(ctx) == 0 {
+                    if goesOn() { continue }
+                    return yajl_status_client_canceled
+                }
+                skipSpace()
+                guard i < n else { return yajl_status_error }
+                if p[i] == (object ? 0x7D : 0x5D) {
+                    continue  // (the close, as after a value)
+                }
+                afterValue = false
+                if object {
+                    guard p[i] == 0x22 else { return yajl_status_error }
+                    let close = closingQuote()
+                    guard close < n else { return yajl_status_error }
+                    let key = UnsafeRawPointer(p + i + 1)
+                    i = close + 1
+                    replayed = i
+                    if let f = table.pointee.yajl_map_key, f(ctx, key.assumingMemoryBound(to: UInt8.self), close - (key - chunkStart)) == 0 {
+                        if goesOn() { afterValue = true; continue }
+                        return yajl_status_client_canceled
+                    }
+                    skipSpace()
+                    guard i < n, p[i] == 0x3A else { return yajl_status_error }
+                    i += 1
+                }
+            case 0x22:  // "
+                let close = closingQuote()
+                guard close < n else { return yajl_status_error }
+                let string = p + i + 1
+                let length = close - i - 1
+                i = close + 1
+                replayed = i
+                if let f = table.pointee.yajl_string, f(ctx, string, length) == 0 {
+                    if goesOn() { continue }
+                    return yajl_status_client_canceled
+                }
+            case 0x74, 0x66:  // t f
+                let value: Int32 = p[i] == 0x74 ? 1 : 0
+                i += value == 1 ? 4 : 5
+                replayed = i
+                if let f = table.pointee.yajl_boolean, f(ctx, value) == 0 {
+                    if goesOn() { continue }
+                    return yajl_status_client_canceled
+                }
+            case 0x6E:  // n
+                i += 4
+                replayed = i
+                if let f = table.pointee.yajl_null, f(ctx) == 0 {
+                    if goesOn() { continue }
+                    return yajl_status_client_canceled
+                }
+            default:  // a number
+                let start = i
+                while i < n, Self.isNumberByte(p[i]) { i += 1 }
+                guard i > start else { return yajl_status_error }
+                replayed = i
+                if let f = table.pointee.yajl_number {
+                    let text = UnsafeRawPointer(p + start).assumingMemoryBound(to: CChar.self)
+                    if f(ctx, text, i - start) == 0 {
+                        if goesOn() { continue }
+                        return yajl_status_client_canceled
+                    }
+                }
+            }
+        }
+    }
+
+    /// The deepest text `replay` takes (the projector declines deeper records).
+    static let replayDepthLimit = 1 << 12
+
+    /// Whether `b` is one of the bytes a number is made of (digits, sign, point, exponent).
+    @inline(__always)
+    private static func isNumberByte(_ b: UInt8) -> Bool {
+        b &- 0x30 < 10 || b == 0x2D || b == 0x2B || b == 0x2E || b | 0x20 == 0x65
     }
 }

@@ -57,6 +57,9 @@ public struct StreamEngine: RecordEngine {
     var liftedStrings: Int { plan?.projector?.lifts.taken ?? 0 }
     /// Records the filter read from their projection, for the tests.
     var filterProjections: Int { plan?.filterProjector?.projections ?? 0 }
+    /// Records whose projection was replayed to the consumers without yajl (`YajlParserBase.feedScanned`), for the
+    /// tests.
+    var replayedProjections: Int { plan?.replayedProjections ?? 0 }
     /// Whether the filter and the mapping read one projection of each record, for the tests.
     var filterSharesProjection: Bool { plan?.sharesProjection ?? false }
 
@@ -345,6 +348,9 @@ final class CompiledPlan {
             (sharesProjection, filterReprojector) = (false, nil)
         }
     }
+
+    /// Records the whole-record parser replayed (`YajlParserBase.replays`), both parsers counted.
+    var replayedProjections: Int { (reusableParser?.replays ?? 0) + (reusableFilterParser?.replays ?? 0) }
 
     func wholeRecordParser(options: JSONParserOptions) -> StreamParser {
         Self.reuse(&reusableParser, options) { StreamParser(root: root, options: options, skip: skip, memory: yajlMemory, copier: copier) }
