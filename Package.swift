@@ -49,7 +49,13 @@ let package = Package(
         .systemLibrary(name: "CIsal", path: "CIsal", providers: [.apt(["libisal-dev"])]),
         // The strict scanner's SIMD kernel (AVX2 on x86-64; elsewhere the scanner's Swift code does all the work).
         .target(name: "CJSONScan"),
-        .target(name: "StreamMap", dependencies: ["CYajl", "CZlib", "CZstd", "CLzma", "CBzip2", "CIsal", "CJSONScan"]),
+        // STREAMMAP_MUTATIONS: the stream engine's rules that the mutation tests break on purpose
+        // (StreamMutationTests), compiled only into debug builds — the builds `swift test` makes.
+        .target(
+            name: "StreamMap",
+            dependencies: ["CYajl", "CZlib", "CZstd", "CLzma", "CBzip2", "CIsal", "CJSONScan"],
+            swiftSettings: [.define("STREAMMAP_MUTATIONS", .when(configuration: .debug))]
+        ),
         .executableTarget(
             name: "streammap",
             dependencies: ["StreamMap", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -57,7 +63,11 @@ let package = Package(
         // Random mappers, spec files and records (public API only): the differential tests and the fuzz target
         // (Fuzz/Package.swift, a separate package) share them. Not a product.
         .target(name: "StreamMapTestSupport", dependencies: ["StreamMap"]),
-        .testTarget(name: "StreamMapTests", dependencies: ["StreamMap", "CJSONScan", "StreamMapTestSupport"]),
+        .testTarget(
+            name: "StreamMapTests",
+            dependencies: ["StreamMap", "CJSONScan", "StreamMapTestSupport"],
+            swiftSettings: [.define("STREAMMAP_MUTATIONS", .when(configuration: .debug))]
+        ),
         .testTarget(name: "StreamMapCLITests", dependencies: ["streammap", "StreamMapTestSupport"]),
     ]
 )

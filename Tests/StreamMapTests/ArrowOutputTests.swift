@@ -267,8 +267,8 @@ struct ArrowOutputTests {
     @Test func checkedFieldsStreamAsTheyDoUnchecked() throws {
         let spec = try Spec(json: #"{"fields": {"id": {"type": "integer"}, "n": {"type": "number", "optional": true}, "t": {"via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]}, "d": {"type": "number", "column": "decimal(9,2)"}, "a": {"via": {"stringToDate": "iso8601"}, "column": "timestamp"}, "l": {"via": {"arrayOf": "integer"}}}}"#)
         let checked = try ArrowSchema(mapper: spec.mapper).checking(spec.mapper)
-        let plain = try #require(CompiledPlan(spec.mapper, mutation: nil).root as? ObjectSink)
-        let plan = try #require(CompiledPlan(checked, mutation: nil).root as? ObjectSink)
+        let plain = try #require(CompiledPlan(spec.mapper).root as? ObjectSink)
+        let plan = try #require(CompiledPlan(checked).root as? ObjectSink)
         #expect(plan.fieldSinks.count == 6)
         for (a, b) in zip(plain.fieldSinks, plan.fieldSinks) {
             #expect(b is ResultCheckSink || (b as? NotNullSink)?.inner is ResultCheckSink)

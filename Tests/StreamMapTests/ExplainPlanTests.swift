@@ -43,7 +43,7 @@ struct ExplainPlanTests {
             var r = Rand(seed: 0xE4_0000 + seed)
             var g = MapperGen(r.fork())
             let (mapper, _) = g.record()
-            let plan = CompiledPlan(mapper, mutation: nil)
+            let plan = CompiledPlan(mapper)
             compared += Self.check(MapperExplanation(mapper), plan.root, "seed \(seed)")
         }
         #expect(compared > 900)  // 948 values in these 300 mappers

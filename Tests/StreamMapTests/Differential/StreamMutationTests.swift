@@ -1,3 +1,6 @@
+// Only in builds that compile the mutations in (STREAMMAP_MUTATIONS: debug builds, the ones `swift test` makes;
+// Package.swift). A release build's engine has no rule to break.
+#if STREAMMAP_MUTATIONS
 import Testing
 @testable import StreamMap
 
@@ -24,3 +27,4 @@ struct DifferentialStreamMutationTests {
         #expect(control == 0, "the unmutated stream engine disagreed with the tree engine")
     }
 }
+#endif

@@ -69,7 +69,7 @@ public struct MapperExplanation: Sendable {
 
     /// Explains `mapper` (forward; explain `try mapper.reversed()` for the reverse direction).
     public init(_ mapper: Mapper) {
-        let plan = CompiledPlan(mapper, mutation: nil)
+        let plan = CompiledPlan(mapper)
         self.init(mapper, sink: plan.root)
     }
 
@@ -295,7 +295,7 @@ public struct ObjectExplanation: Sendable {
 
     /// Explains `mapping` as the stream engine compiles it.
     public init(_ mapping: ObjectMapping) {
-        let plan = CompiledPlan(Mapper(.object(mapping)), mutation: nil)
+        let plan = CompiledPlan(Mapper(.object(mapping)))
         self.init(mapping, sink: plan.root as? ObjectSink)
     }
 

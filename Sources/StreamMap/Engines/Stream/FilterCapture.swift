@@ -8,14 +8,20 @@ final class FilterCapture {
     /// Receives the record's events.
     let consumer: EventConsumer
     private let inputs: [FieldInput]
+    #if STREAMMAP_MUTATIONS
     /// A deliberate bug, for the mutation tests only (`StreamMutation.filterTakesNullForAbsent`).
     private let nullIsAbsent: Bool
+    #else
+    private var nullIsAbsent: Bool { false }
+    #endif
 
     /// `alone`: the capture receives the events of a parse of its own, so it may skip inside yajl what the filter
     /// does not read; else it shares them (with the mapping, through a `FanOut`) and skips nothing.
     init(_ filter: RecordFilter, skip: ParseSkip, alone: Bool, nullIsAbsent: Bool = false) {
         self.filter = filter
+        #if STREAMMAP_MUTATIONS
         self.nullIsAbsent = nullIsAbsent
+        #endif
         let trie = SourceTrie()
         var inputs: [FieldInput] = []
         for (i, path) in filter.paths.enumerated() {

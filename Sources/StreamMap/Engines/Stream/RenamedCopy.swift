@@ -73,8 +73,12 @@ final class RenamedCopy {
     /// Records written by this copy so far (the tests check that the engine takes this path).
     @exclusivity(unchecked) private(set) var copies = 0
 
+    #if STREAMMAP_MUTATIONS
     /// The mutation tests' broken rule (`StreamMutation.renamedCopyKeepsShadowedKeys`).
     private let keepsShadowedKeys: Bool
+    #else
+    private var keepsShadowedKeys: Bool { false }
+    #endif
     /// For a record rejected: the tree's mapping of its outline (`rejection`).
     private let mapper: Mapper
     private static let null = Array("null".utf8)
@@ -84,7 +88,9 @@ final class RenamedCopy {
 
     /// The plan for `mapper`, or nil when it is not such a mapping.
     init?(_ mapper: Mapper, keepsShadowedKeys: Bool = false) {
+        #if STREAMMAP_MUTATIONS
         self.keepsShadowedKeys = keepsShadowedKeys
+        #endif
         // (Members are matched to the fields by a scan per field: a few fields keep that linear in the record; a
         // spec of more goes to the events, whose key tables are.)
         guard case .object(let mapping) = mapper.kind, case .keep(nil, nil, _) = mapping.unmapped,

@@ -21,7 +21,8 @@ public struct StreamEngine: RecordEngine {
     /// at the first record, by the copy that maps it: an engine made and then handed on (into a pipeline, a feed)
     /// compiles once, not twice (a spec of 16 000 fields takes a good part of a second to compile).
     private var plan: CompiledPlan?
-    private let mutation: StreamMutation?
+    /// The rules broken on purpose (the mutation tests; nothing in a release build).
+    private let mutations: StreamMutations
     private var root: ValueSink { plan!.root }
     /// The record in progress (pieces API).
     private var parser: StreamParser?
@@ -32,19 +33,26 @@ public struct StreamEngine: RecordEngine {
     /// An engine that maps each record with `mapper` (the records `filter` drops are not mapped). Cheap: the mapper
     /// is compiled at the first record, by the copy of the engine that maps it.
     public init(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil, parserOptions: JSONParserOptions = .init()) {
-        self.init(mapper: mapper, filter: filter, explode: explode, parserOptions: parserOptions, mutation: nil)
+        self.init(mapper: mapper, filter: filter, explode: explode, parserOptions: parserOptions, mutations: StreamMutations())
     }
 
+    #if STREAMMAP_MUTATIONS
     /// A copy of the engine with one rule deliberately broken: lets tests prove the differential harness catches
-    /// a divergence. Never used outside tests.
+    /// a divergence. Only in builds for the tests (`STREAMMAP_MUTATIONS`: debug builds, Package.swift).
     init(mapper: Mapper, filter: RecordFilter? = nil, explode: RecordExplosion? = nil, parserOptions: JSONParserOptions = .init(),
          mutation: StreamMutation?) {
+        self.init(mapper: mapper, filter: filter, explode: explode, parserOptions: parserOptions, mutations: StreamMutations(mutation))
+    }
+    #endif
+
+    private init(mapper: Mapper, filter: RecordFilter?, explode: RecordExplosion?, parserOptions: JSONParserOptions,
+                 mutations: StreamMutations) {
         self.mapper = mapper
         self.filter = filter
         self.explode = explode
         self.parserOptions = parserOptions
         self.parserOptions.allowMultipleValues = false
-        self.mutation = mutation
+        self.mutations = mutations
     }
 
     /// Records and containers this copy of the engine copied verbatim (`VerbatimCopier`), for the tests.
@@ -65,7 +73,7 @@ public struct StreamEngine: RecordEngine {
 
     /// Gives this copy of the engine sinks of its own before it uses them.
     private mutating func ensureUniquePlan() {
-        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, filter: filter, mutation: mutation) }  // (nil too)
+        if !isKnownUniquelyReferenced(&plan) { plan = CompiledPlan(mapper, filter: filter, mutations: mutations) }
     }
 
     public mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
@@ -317,27 +325,27 @@ final class CompiledPlan {
     private var reusableFilterParser: StreamParser?
     private let mapper: Mapper
     private let filter: RecordFilter?
-    private let mutation: StreamMutation?
+    private let mutations: StreamMutations
     /// For records fed as they come with a filter: the mapping and the filter sharing one parse (compiled at the
     /// first such record).
     private var shared: (root: ValueSink, capture: FilterCapture, events: FanOut)?
 
-    init(_ mapper: Mapper, filter: RecordFilter? = nil, mutation: StreamMutation?) {
+    init(_ mapper: Mapper, filter: RecordFilter? = nil, mutations: StreamMutations = StreamMutations()) {
         let skip = ParseSkip.allocate()
         self.skip = skip
         self.mapper = mapper
         self.filter = filter
-        self.mutation = mutation
-        let root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: true)
+        self.mutations = mutations
+        let root = StreamCompiler(mutations: mutations, skip: skip).compile(mapper, exclusive: true)
         self.root = root
-        capture = filter.map { FilterCapture($0, skip: skip, alone: true, nullIsAbsent: mutation == .filterTakesNullForAbsent) }
-        if mutation == nil, let copy = root as? CopySink, let types = copy.verbatimCopyTypes {
+        capture = filter.map { FilterCapture($0, skip: skip, alone: true, nullIsAbsent: mutations.filterTakesNullForAbsent) }
+        if mutations.none, let copy = root as? CopySink, let types = copy.verbatimCopyTypes {
             verbatimTypes = .some(types)
         } else {
             verbatimTypes = nil
         }
-        renamedCopy = mutation == nil || mutation == .renamedCopyKeepsShadowedKeys
-            ? RenamedCopy(mapper, keepsShadowedKeys: mutation == .renamedCopyKeepsShadowedKeys) : nil
+        renamedCopy = mutations.none || mutations.renamedCopyKeepsShadowedKeys
+            ? RenamedCopy(mapper, keepsShadowedKeys: mutations.renamedCopyKeepsShadowedKeys) : nil
         if let capture, let both = RecordProjector(roots: [(root, true), (capture.consumer, false)]) {
             (projector, filterProjector, sharesProjection) = (both, both, true)
             filterReprojector = RecordProjector(root: capture.consumer, lifts: false)
@@ -395,8 +403,8 @@ final class CompiledPlan {
 
     private func sharedConsumers() -> (root: ValueSink, capture: FilterCapture, events: FanOut) {
         if let shared { return shared }
-        let root = StreamCompiler(mutation: mutation, skip: skip).compile(mapper, exclusive: false)
-        let capture = FilterCapture(filter!, skip: skip, alone: false, nullIsAbsent: mutation == .filterTakesNullForAbsent)
+        let root = StreamCompiler(mutations: mutations, skip: skip).compile(mapper, exclusive: false)
+        let capture = FilterCapture(filter!, skip: skip, alone: false, nullIsAbsent: mutations.filterTakesNullForAbsent)
         let made = (root, capture, FanOut([root, capture.consumer]))
         shared = made
         return made
@@ -590,6 +598,7 @@ final class StreamParser: YajlParserBase {
 
 /// Compiles a mapper into sinks: streaming ones where the container logic is reproduced, the exact
 /// materializing base sink everywhere else.
+#if STREAMMAP_MUTATIONS
 /// Rules a test can break on purpose (see `StreamEngine.init(mapper:parserOptions:mutation:)`).
 enum StreamMutation: CaseIterable {
     /// `nonFatal`/`optional` on a container drops its default value.
@@ -603,9 +612,35 @@ enum StreamMutation: CaseIterable {
     /// `unmapped: keep` copied with renames keeps a member whose key a destination has (the tree drops it).
     case renamedCopyKeepsShadowedKeys
 }
+#endif
+
+/// Which rule of the stream engine is broken on purpose, for the mutation tests (`StreamMutationTests`): none in a
+/// release build, where the rule can't be named (`StreamMutation` exists only with `STREAMMAP_MUTATIONS`, defined for
+/// debug builds in Package.swift) and every question below is a constant false the compiler folds away — the engine
+/// that ships carries no test hook.
+struct StreamMutations {
+    #if STREAMMAP_MUTATIONS
+    private var broken: StreamMutation?
+    init(_ broken: StreamMutation? = nil) { self.broken = broken }
+    var none: Bool { broken == nil }
+    var fallbackDropped: Bool { broken == .fallbackDropped }
+    var fatalElementsDropped: Bool { broken == .fatalElementsDropped }
+    var duplicateKeysFirstWins: Bool { broken == .duplicateKeysFirstWins }
+    var filterTakesNullForAbsent: Bool { broken == .filterTakesNullForAbsent }
+    var renamedCopyKeepsShadowedKeys: Bool { broken == .renamedCopyKeepsShadowedKeys }
+    #else
+    init() {}
+    var none: Bool { true }
+    var fallbackDropped: Bool { false }
+    var fatalElementsDropped: Bool { false }
+    var duplicateKeysFirstWins: Bool { false }
+    var filterTakesNullForAbsent: Bool { false }
+    var renamedCopyKeepsShadowedKeys: Bool { false }
+    #endif
+}
 
 struct StreamCompiler {
-    var mutation: StreamMutation? = nil
+    var mutations = StreamMutations()
     /// The plan's skipping state, given to the consumers that receive their events alone.
     let skip: ParseSkip
 
@@ -620,22 +655,24 @@ struct StreamCompiler {
         let compile = { (m: Mapper) in self.compile(m, exclusive: exclusive) }
         switch mapper.kind {
         case .identity:
-            return CopySink(mapper, allowed: nil, keepFirstDuplicate: mutation == .duplicateKeysFirstWins)
+            return CopySink(mapper, allowed: nil, keepFirstDuplicate: mutations.duplicateKeysFirstWins)
         case .check(let types):
-            return CopySink(mapper, allowed: types, keepFirstDuplicate: mutation == .duplicateKeysFirstWins)
+            return CopySink(mapper, allowed: types, keepFirstDuplicate: mutations.duplicateKeysFirstWins)
         case .notNull(let inner):
             return NotNullSink(mapper, inner: compile(inner))
         case .nonFatal(let inner, let fallback, _):
-            return NonFatalSink(mapper, inner: compile(inner), fallback: mutation == .fallbackDropped ? nil : fallback)
+            return NonFatalSink(mapper, inner: compile(inner), fallback: mutations.fallbackDropped ? nil : fallback)
         case .policy(let inner, let policy):
             return PolicySink(mapper, inner: compile(inner), policy: policy)
         case .arrayOf(let item):
             let sink = ArraySink(mapper, item: compile(item))
-            sink.fatalElementsDropped = mutation == .fatalElementsDropped
+            #if STREAMMAP_MUTATIONS
+            sink.fatalElementsDropped = mutations.fatalElementsDropped
+            #endif
             return sink
         case .object(let mapping):
             if case .inPlace = mapping.unmapped,
-               let sink = InPlaceSink(mapper, mapping: mapping, compiler: self, keepFirstDuplicate: mutation == .duplicateKeysFirstWins) {
+               let sink = InPlaceSink(mapper, mapping: mapping, compiler: self, keepFirstDuplicate: mutations.duplicateKeysFirstWins) {
                 return sink
             }
             if let sink = ObjectSink(mapper, mapping: mapping, exclusive: exclusive, compiler: self) { return sink }
@@ -654,7 +691,7 @@ struct StreamCompiler {
             return compile(forward)
         case .convert(.keys(let style, let deep, _)):
             return CopySink(mapper, allowed: nil, renamer: KeyRenamer(style: style), renamesDeep: deep,
-                            keepFirstDuplicate: mutation == .duplicateKeysFirstWins)
+                            keepFirstDuplicate: mutations.duplicateKeysFirstWins)
         case .thread(let stages):
             guard let (formats, unit) = Mapper.dateToNumberStages(stages) else { return ValueSink(mapper) }
             return DateNumberSink(mapper, formats: formats, unit: unit)

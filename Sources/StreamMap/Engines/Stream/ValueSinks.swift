@@ -310,8 +310,12 @@ final class ArraySink: ValueSink {
     @exclusivity(unchecked) private var written = 0
     @exclusivity(unchecked) private var inElement = false
     @exclusivity(unchecked) private var fatal = false
+    #if STREAMMAP_MUTATIONS
     /// Test-only mutation (see `StreamMutation.fatalElementsDropped`).
     var fatalElementsDropped = false
+    #else
+    var fatalElementsDropped: Bool { false }
+    #endif
 
     init(_ mapper: Mapper, item: ValueSink) {
         self.item = item
