@@ -55,7 +55,7 @@ int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const
         return 0;
     }
     if (length) memcpy(plan->bytes + plan->byte_count, key, length);
-    plan->keys[plan->key_count] = (plan_key){(uint32_t)plan->byte_count, (uint32_t)length, child, child < 0 && lifted};
+    plan->keys[plan->key_count] = (plan_key){(uint32_t)plan->byte_count, (uint32_t)length, child, child < 0 && lifted, 0};
     plan->key_node[plan->key_count] = (uint32_t)node;
     plan->byte_count += length;
     plan->key_count++;
@@ -81,7 +81,11 @@ int cjsonscan_projection_seal(cjsonscan_projection *plan) {
         plan->nodes[i].first_key = count[i];
         plan->nodes[i].key_count = count[i + 1] - count[i];
     }
-    for (size_t k = 0; k < keys; k++) sorted[count[plan->key_node[k]]++] = plan->keys[k];
+    for (size_t k = 0; k < keys; k++) {
+        plan_key key = plan->keys[k];
+        key.prefix = plan_prefix(plan->bytes + key.offset, key.length);
+        sorted[count[plan->key_node[k]]++] = key;
+    }
     free(count);
     free(plan->keys);
     plan->keys = sorted;

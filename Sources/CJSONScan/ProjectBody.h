@@ -117,6 +117,7 @@ static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned cha
     size_t depth = 0, o = 0;
     int top = 0;
     size_t filter_depth;  // levels[top].depth, in a register
+    uint64_t signature;   // the signature of levels[top].node, in a register
     size_t block = PROJECT_NONE;
     string_masks masks = {0, 0, 0};
     V(utf8_state) utf8;
@@ -128,6 +129,7 @@ static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned cha
     depth = 1;
     levels[0].depth = filter_depth = 1;
     levels[0].node = 0;
+    signature = plan->nodes[0].signature;
     levels[0].emitted = 0;
     levels[0].member_start = PROJECT_NONE;
     out[o++] = '{';
@@ -157,8 +159,8 @@ filtered_key: {
             prefix = plan_prefix(key, key_length);
         }
         int32_t k = -1;
-        if ((plan->nodes[levels[top].node].signature >> plan_signature_bit(prefix, key_length)) & 1)
-            k = plan_find(plan, levels[top].node, key, key_length);
+        if ((signature >> plan_signature_bit(prefix, key_length)) & 1)
+            k = plan_find(plan, levels[top].node, key, key_length, prefix);
         if (k >= 0 && plan->keys[k].child >= 0 && p[i] == '{') {
             // Descend: the key as it is, then the projection of its object.
             if (depth >= limit || top + 1 >= PROJECT_LEVELS) return -1;
@@ -172,6 +174,7 @@ filtered_key: {
             top++;
             levels[top].depth = filter_depth = depth;
             levels[top].node = plan->keys[k].child;
+            signature = plan->nodes[levels[top].node].signature;
             levels[top].emitted = 0;
             levels[top].member_start = PROJECT_NONE;
             i = V(skip_whitespace)(p, i + 1, n);
@@ -227,6 +230,7 @@ filtered_close:
     }
     top--;
     filter_depth = levels[top].depth;
+    signature = plan->nodes[levels[top].node].signature;
     levels[top].member_start = PROJECT_NONE;  // (written as it went)
     goto filtered_after;
 

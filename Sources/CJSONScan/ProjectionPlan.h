@@ -14,6 +14,7 @@ typedef struct {
     uint32_t length;
     int32_t child;    // -1: the member is kept whole; else the node its object value is projected by
     int32_t lifted;   // 1: a string value of the member is lifted out of the projection (child -1 only)
+    uint64_t prefix;  // its first 8 bytes, zero-padded (`plan_prefix`; set when the plan is sealed)
 } plan_key;
 
 typedef struct {
@@ -74,17 +75,30 @@ static inline uint64_t plan_hash(const unsigned char *k, size_t n) {
     return h;
 }
 
-/// The key index of `key` in `node`, or -1.
-static inline int32_t plan_find(const cjsonscan_projection *plan, int32_t node_index, const unsigned char *key, size_t length) {
+/// `plan_hash` of a key shorter than 8 bytes, from its `prefix` (the same value: such a key is its prefix).
+static inline uint64_t plan_hash_short(uint64_t prefix, size_t n) {
+    uint64_t h = prefix ^ ((uint64_t)n << 56) ^ n;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+/// The key index of `key` in `node`, or -1. `prefix`: the key's first 8 bytes, zero-padded (`plan_prefix`): keys
+/// are told apart by it and their length first, so a key of up to 8 bytes is matched without reading it again.
+static inline int32_t plan_find(const cjsonscan_projection *plan, int32_t node_index, const unsigned char *key, size_t length,
+                                uint64_t prefix) {
     const plan_node *node = &plan->nodes[node_index];
     const int32_t *table = plan->table + node->table_offset;
-    size_t slot = plan_hash(key, length) & node->table_mask;
+    size_t slot = (length < 8 ? plan_hash_short(prefix, length) : plan_hash(key, length)) & node->table_mask;
     for (;;) {
         int32_t k = table[slot];
         if (k < 0) return -1;
         const plan_key *candidate = &plan->keys[k];
-        if (candidate->length == length && (length == 0 || (plan->bytes[candidate->offset] == key[0] &&
-            memcmp(plan->bytes + candidate->offset, key, length) == 0))) return k;
+        if (candidate->length == length && candidate->prefix == prefix &&
+            (length <= 8 || memcmp(plan->bytes + candidate->offset + 8, key + 8, length - 8) == 0)) return k;
         slot = (slot + 1) & node->table_mask;
     }
 }

@@ -229,6 +229,31 @@ import StreamMapTestSupport
         #expect(divergence(Array(tooDeep.utf8)) == nil)
     }
 
+    /// Keys are matched by their length and first 8 bytes, then the rest: keys that share their first 8 bytes
+    /// (and their length), keys of exactly 8 bytes, short keys that differ in one byte, the empty key — each is
+    /// kept only where the plan names it, on both code paths.
+    @Test func keysThatShareTheirFirstEightBytes() {
+        let named = ["abcdefgh", "abcdefghX", "abcdefghY1", "abcdefghY2", "abc", "", "abcdefgh_long_key_1", "k"]
+        let others = ["abcdefgi", "abcdefghZ", "abcdefghY3", "abcdefghY", "abd", "ab", "abcdefgh_long_key_2",
+                      "abcdefgh_long_key_", "K", "kk"]
+        let plan = Plan(named.map { ($0, nil) })
+        var members: [(String, Bool)] = []
+        for (i, key) in (named + others).enumerated() { members.append((key, i < named.count)) }
+        for rotation in 0..<members.count {
+            let order = Array(members[rotation...] + members[..<rotation])
+            let record = "{" + order.enumerated().map { #""\#($1.0)":\#($0)"# }.joined(separator: ",") + "}"
+            let kept = "{" + order.enumerated().filter { $1.1 }.map { #""\#($1.0)":\#($0)"# }.joined(separator: ",") + "}"
+            for portable in [false, true] {
+                #expect(project(record, plan, portable: portable) == kept, "\(record)")
+            }
+        }
+        // Many keys of one length and one first 8 bytes: a lookup passes several of them in the table.
+        let many = Plan((0..<40).map { ("abcdefgh_\($0 + 10)", nil) })
+        let record = "{" + (10..<90).map { #""abcdefgh_\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        let kept = "{" + (10..<50).map { #""abcdefgh_\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        for portable in [false, true] { #expect(project(record, many, portable: portable) == kept) }
+    }
+
     /// Strings across the 64-byte blocks of the string walk, escapes at every offset around a block's end.
     @Test func stringsAcrossBlocks() {
         for length in 0..<140 {
