@@ -46,7 +46,8 @@ struct ExplainCommand: ParsableCommand {
             (reject the record, omit the field, or write a value), the mapper, and whether the stream engine maps \
             the value while parsing ('streamed') or builds it in memory first ('materialized', harmless for \
             scalars, costly for large objects and arrays). Then what happens to other keys and the required source \
-            paths. --json prints the same as JSON.
+            paths, and the Arrow columns --to arrow writes (or why the spec cannot give them). --json prints the \
+            same as JSON.
             """
     )
 
@@ -69,6 +70,30 @@ struct ExplainCommand: ParsableCommand {
         let loaded = try specOptions.load(file: specFile, console: Console())
         let explanation = MapperExplanation(loaded.mapper)
         var text = json ? JSONWriter.string(explanation.jsonValue) + "\n" : explanation.description
+        // The columns `--to arrow` writes: the same schema, from the same mapper (the flags applied), exploded alike.
+        let columns = Result { () throws(ArrowSchemaError) -> ArrowSchema in
+            let schema = try ArrowSchema(mapper: loaded.mapper)
+            return try loaded.spec.explode.map { e throws(ArrowSchemaError) in try schema.exploding(e) } ?? schema
+        }
+        if json {
+            var o = (try? JSONParser.parse(text))?.objectValue ?? JSONObject()
+            switch columns {
+            case .success(let schema):
+                o["arrow"] = .object(JSONObject([("columns", .array(schema.fields.map {
+                    .object(JSONObject([("name", .string($0.name)), ("type", .string($0.type.description))]))
+                }))]))
+            case .failure(let error):
+                o["arrow"] = .object(JSONObject([("error", .string(error.description))]))
+            }
+            text = JSONWriter.string(.object(o)) + "\n"
+        } else {
+            switch columns {
+            case .success(let schema):
+                text += "arrow columns (--to arrow): " + schema.fields.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + "\n"
+            case .failure(let error):
+                text += "arrow columns (--to arrow): none: \(error)\n"
+            }
+        }
         if let filter = loaded.filter {
             let reads = filter.paths.map { $0.steps.joined(separator: filter.delimiter) }
             if json {

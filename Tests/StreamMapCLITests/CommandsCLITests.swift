@@ -1,4 +1,6 @@
 import Foundation
+import StreamMap
+import StreamMapTestSupport
 import Testing
 
 /// `check`, `explain`, help, version, usage errors and completion scripts.
@@ -75,8 +77,41 @@ struct CommandsCLITests {
                   1  tag          text    reject  reject  identity  streamed
                   other keys: dropped, skipped while parsing
                   required: text
+            arrow columns (--to arrow): none: the mapping's result is not an object of named fields (unmapped keys are passed through ("unmapped": "keep"))
 
             """)
+    }
+
+    /// The Arrow columns `--to arrow` writes, as `explain` shows them: from the spec with the flags applied, and
+    /// exactly the schema of the stream `--to arrow` writes (read back here); or why there are none.
+    @Test func explainShowsTheArrowColumns() throws {
+        let spec = CLI.root.appendingPathComponent("Benchmarks/specs/tweets.spec.json").path
+        let r = try CLI.run(["explain", spec, "--field", "user.lang=language", "--type", "user.lang=string"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasSuffix("""
+            arrow columns (--to arrow): id int64, idStr utf8, createdAtMs int64, text utf8, \
+            user struct<id: int64, handle: utf8, followers: int64, verified: bool>, stats struct<retweets: int64, \
+            likes: int64>, lang utf8, replyTo int64, language utf8
+
+            """))
+        let json = try CLI.run(["explain", spec, "--json"])
+        let value = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let arrow = try #require(value["arrow"] as? [String: Any])
+        let columns = try #require(arrow["columns"] as? [[String: String]])
+        #expect(columns.map { $0["name"] } == ["id", "idStr", "createdAtMs", "text", "user", "stats", "lang", "replyTo"])
+        #expect(columns[4]["type"] == "struct<id: int64, handle: utf8, followers: int64, verified: bool>")
+        let untyped = try CLI.run(["explain", "--field", "id", "--field", "name", "--type", "id=integer", "--json"])
+        let reason = try #require(try JSONSerialization.jsonObject(with: Data(untyped.stdout.utf8)) as? [String: Any])
+        #expect((reason["arrow"] as? [String: String])?["error"]?.hasPrefix(
+            "the type of this output field is not known from the spec: name;") == true)
+        // The same columns as the stream --to arrow writes.
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("explain-\(UUID().uuidString).arrows")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let mapped = try CLI.run(["-s", spec, "--to", "arrow", "-o", out.path], stdin: "")
+        #expect(mapped.status == 0)
+        let stream = try ArrowReading.read(Array(try Data(contentsOf: out)))
+        #expect(stream.schema.fields.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+                == columns.map { "\($0["name"]!) \($0["type"]!)" }.joined(separator: ", "))
     }
 
     @Test func explainAsJSON() throws {
@@ -98,7 +133,12 @@ struct CommandsCLITests {
         #expect(r.stdout.contains("  1  first_name   firstName"))
         let mapper = try CLI.temporaryFile(#"{"mapper":{"keys":"camel","deep":true}}"#)
         let whole = try CLI.run(["explain", mapper])
-        #expect(whole.stdout == "record: keys(foundation.camel, deep), streamed\n")
+        #expect(whole.stdout == """
+            record: keys(foundation.camel, deep), streamed
+            arrow columns (--to arrow): none: the mapping's result is not an object of named fields (its keys are not \
+            known from the spec)
+
+            """)
     }
 
     @Test func helpDocumentsEveryExitStatus() throws {
