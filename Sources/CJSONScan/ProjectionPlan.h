@@ -51,6 +51,16 @@ static inline uint64_t plan_prefix(const unsigned char *k, size_t n) {
     return a;
 }
 
+/// The final mix of a key's hash (MurmurHash3's 64-bit finalizer).
+static inline uint64_t plan_mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
 /// A key's hash, from all its bytes (keys that share a prefix and a suffix, as a hostile spec's may, still spread).
 static inline uint64_t plan_hash(const unsigned char *k, size_t n) {
     uint64_t a = 0, b = 0;
@@ -66,25 +76,11 @@ static inline uint64_t plan_hash(const unsigned char *k, size_t n) {
     } else {
         memcpy(&a, k, n);
     }
-    uint64_t h = a ^ (b * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n << 56) ^ n;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
+    return plan_mix(a ^ (b * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n << 56) ^ n);
 }
 
 /// `plan_hash` of a key shorter than 8 bytes, from its `prefix` (the same value: such a key is its prefix).
-static inline uint64_t plan_hash_short(uint64_t prefix, size_t n) {
-    uint64_t h = prefix ^ ((uint64_t)n << 56) ^ n;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
+static inline uint64_t plan_hash_short(uint64_t prefix, size_t n) { return plan_mix(prefix ^ ((uint64_t)n << 56) ^ n); }
 
 /// The key index of `key` in `node`, or -1. `prefix`: the key's first 8 bytes, zero-padded (`plan_prefix`): keys
 /// are told apart by it and their length first, so a key of up to 8 bytes is matched without reading it again.

@@ -551,9 +551,28 @@ extension YajlParserBase {
             return true
         }
         var afterValue = false
+        var atKey = false  // (a member's key comes next: after `{` or a comma in an object)
         while true {
             skipSpace()
             guard i < n else { return level == 0 && afterValue ? yajl_status_ok : yajl_status_error }
+            if atKey {
+                // A member's key, then its colon.
+                atKey = false
+                guard p[i] == 0x22 else { return yajl_status_error }
+                let close = closingQuote()
+                guard close < n else { return yajl_status_error }
+                let key = p + i + 1, length = close - i - 1
+                i = close + 1
+                replayed = i
+                if let f = table.pointee.yajl_map_key, f(ctx, key, length) == 0 {
+                    if goesOn() { afterValue = true; continue }
+                    return yajl_status_client_canceled
+                }
+                skipSpace()
+                guard i < n, p[i] == 0x3A else { return yajl_status_error }
+                i += 1
+                continue
+            }
             if afterValue {
                 if level == 0 { return yajl_status_error }  // (more than one value)
                 let c = p[i]
@@ -561,22 +580,7 @@ extension YajlParserBase {
                 replayed = i
                 if c == 0x2C {  // ,
                     afterValue = false
-                    if levels[level] == 1 {
-                        skipSpace()
-                        guard i < n, p[i] == 0x22 else { return yajl_status_error }
-                        let close = closingQuote()
-                        guard close < n else { return yajl_status_error }
-                        let key = UnsafeRawPointer(p + i + 1)
-                        i = close + 1
-                        replayed = i
-                        if let f = table.pointee.yajl_map_key, f(ctx, key.assumingMemoryBound(to: UInt8.self), close - (key - chunkStart)) == 0 {
-                            if goesOn() { afterValue = true; continue }
-                            return yajl_status_client_canceled
-                        }
-                        skipSpace()
-                        guard i < n, p[i] == 0x3A else { return yajl_status_error }
-                        i += 1
-                    }
+                    atKey = levels[level] == 1
                     continue
                 }
                 level -= 1
@@ -616,21 +620,7 @@ extension YajlParserBase {
                     continue  // (the close, as after a value)
                 }
                 afterValue = false
-                if object {
-                    guard p[i] == 0x22 else { return yajl_status_error }
-                    let close = closingQuote()
-                    guard close < n else { return yajl_status_error }
-                    let key = UnsafeRawPointer(p + i + 1)
-                    i = close + 1
-                    replayed = i
-                    if let f = table.pointee.yajl_map_key, f(ctx, key.assumingMemoryBound(to: UInt8.self), close - (key - chunkStart)) == 0 {
-                        if goesOn() { afterValue = true; continue }
-                        return yajl_status_client_canceled
-                    }
-                    skipSpace()
-                    guard i < n, p[i] == 0x3A else { return yajl_status_error }
-                    i += 1
-                }
+                atKey = object
             case 0x22:  // "
                 let close = closingQuote()
                 guard close < n else { return yajl_status_error }
