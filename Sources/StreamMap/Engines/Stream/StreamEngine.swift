@@ -596,8 +596,6 @@ final class StreamParser: YajlParserBase {
     }
 }
 
-/// Compiles a mapper into sinks: streaming ones where the container logic is reproduced, the exact
-/// materializing base sink everywhere else.
 #if STREAMMAP_MUTATIONS
 /// Rules a test can break on purpose (see `StreamEngine.init(mapper:parserOptions:mutation:)`).
 enum StreamMutation: CaseIterable {
@@ -639,6 +637,8 @@ struct StreamMutations {
     #endif
 }
 
+/// Compiles a mapper into sinks: streaming ones where the container logic is reproduced, the exact
+/// materializing base sink everywhere else.
 struct StreamCompiler {
     var mutations = StreamMutations()
     /// The plan's skipping state, given to the consumers that receive their events alone.
