@@ -141,6 +141,21 @@ static inline string_masks string_masks_of_portable(const unsigned char *b, size
     }
 STRING_MASKS_AT(portable)
 
+int cjsonscan_valid_utf8_portable(const unsigned char *p, size_t n) {
+    utf8_state_portable u = {0, 0, 0x80, 0xBF};
+    size_t start = 0;
+    for (; start + 64 <= n; start += 64) {
+        if (!utf8_block_portable(p + start, start >> 6, &u)) return 0;
+    }
+    if (start < n) {
+        unsigned char tail[64];
+        memset(tail, ' ', 64);  // (spaces: ASCII, which ends nothing and opens nothing)
+        memcpy(tail, p + start, n - start);
+        if (!utf8_block_portable(tail, start >> 6, &u)) return 0;
+    }
+    return !utf8_open_portable(&u);
+}
+
 #define V(name) name##_portable
 #include "SkipValueBody.h"
 #include "ProjectBody.h"
@@ -214,13 +229,41 @@ STRING_MASKS_AT(avx2)
 #pragma clang attribute pop
 
 static inline int avx2(void) { return cjsonscan_avx2_chosen(); }
+
+/// `cjsonscan_valid_utf8_portable`, 64 bytes at a time by the lookup algorithm; a block of ASCII after a whole
+/// character is two loads and a test.
+__attribute__((target("avx2"))) static int valid_utf8_avx2(const unsigned char *p, size_t n) {
+    __m256i previous = _mm256_setzero_si256(), errors = _mm256_setzero_si256();
+    int open = 0;
+    unsigned char tail[64];
+    for (size_t start = 0; start < n; start += 64) {
+        const unsigned char *b = p + start;
+        if (start + 64 > n) {
+            memset(tail, ' ', 64);
+            memcpy(tail, b, n - start);
+            b = tail;
+        }
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)b), v1 = _mm256_loadu_si256((const __m256i *)(b + 32));
+        if (_mm256_movemask_epi8(_mm256_or_si256(v0, v1)) != 0 || open) {
+            errors = _mm256_or_si256(errors, _mm256_or_si256(utf8_errors(v0, previous), utf8_errors(v1, v0)));
+            open = ends_inside_character(v1);
+        }
+        previous = v1;
+    }
+    return _mm256_testz_si256(errors, errors) && !open;
+}
 #else
 #define skip_value_avx2 skip_value_portable
 #define skip_member_value_avx2 skip_member_value_portable
 #define next_key_avx2 next_key_portable
 #define project_avx2 project_portable
+#define valid_utf8_avx2 cjsonscan_valid_utf8_portable
 static inline int avx2(void) { return 0; }
 #endif
+
+int cjsonscan_valid_utf8(const unsigned char *p, size_t n) {
+    return avx2() ? valid_utf8_avx2(p, n) : cjsonscan_valid_utf8_portable(p, n);
+}
 
 size_t cjsonscan_skip_value(const unsigned char *p, size_t n, size_t max_depth) {
     return avx2() ? skip_value_avx2(p, n, max_depth) : skip_value_portable(p, n, max_depth);

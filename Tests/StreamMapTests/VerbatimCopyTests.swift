@@ -95,6 +95,49 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
         #expect(copy("[[[[1]]]]", maximumDepth: 3) == nil)
     }
 
+    /// The strict scanner's rules hold without it (`cjsonscan_valid_utf8` checks UTF-8, the copy the rest):
+    /// invalid UTF-8 of every kind, a character the record's end cuts, `\f` and `\v` as whitespace, lone and
+    /// mismatched surrogate escapes, bad escapes and raw control bytes are not copied, at every offset around the
+    /// UTF-8 check's 64-byte blocks, on both code paths; valid characters of every length there are, as the tree
+    /// writes them.
+    @Test func theStrictScannersRulesWithoutIt() {
+        let invalid: [[UInt8]] = [
+            [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xBF],
+            [0xE2, 0x82], [0xFF], [0xFE], [0xC3], [0xF0, 0x9F, 0x98], [0xC3, 0x28], [0xF5, 0x80, 0x80, 0x80],
+            [0x01], [0x1F], Array(#"\uD800"#.utf8), Array(#"\uDC00"#.utf8), Array(#"\uD800\u0041"#.utf8),
+            Array(#"\uD800\uD800"#.utf8), Array(#"\x"#.utf8), Array(#"\u12G4"#.utf8),
+        ]
+        let valid: [[UInt8]] = [[0xC3, 0xA9], [0xE6, 0x9D, 0xB1], [0xF0, 0x9F, 0x98, 0x80], [0xEF, 0xBF, 0xBF],
+                                [0xF4, 0x8F, 0xBF, 0xBF], Array(#"\uD83D\uDE00"#.utf8), [0x7F]]
+        for offset in 52..<140 {
+            let head = Array(#"{"k":""#.utf8)
+            let pad = [UInt8](repeating: 0x61, count: max(0, offset - head.count))
+            for bad in invalid {
+                let record = head + pad + bad + Array(#""}"#.utf8)
+                for portable in [false, true] {
+                    #expect(record.withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: 100, portable: portable) } == nil,
+                            "\(bad) at \(offset)")
+                }
+                #expect(divergence(record) == nil)
+            }
+            for good in valid {
+                let record = head + pad + good + Array(#""}"#.utf8)
+                #expect(record.withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: 100) } != nil, "\(good) at \(offset)")
+                #expect(divergence(record) == nil)
+            }
+            // Whitespace that only yajl takes, and a character the end cuts.
+            for space: UInt8 in [0x0B, 0x0C] {
+                let record = Array("[".utf8) + [UInt8](repeating: 0x20, count: offset) + [space] + Array("1]".utf8)
+                #expect(record.withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: 100) } == nil)
+                #expect(divergence(record) == nil)
+            }
+            let cut = Array(#"["#.utf8) + [UInt8](repeating: 0x20, count: offset) + Array(#""a""#.utf8) + [0xC3]
+            for portable in [false, true] {
+                #expect(cut.withUnsafeBytes { VerbatimCopyCheck.copy($0, maximumDepth: 100, portable: portable) } == nil)
+            }
+        }
+    }
+
     /// Strings of every length around the SIMD blocks (32 bytes, and the portable code's 8), with an escape or a
     /// multi-byte character at every offset.
     @Test func escapesAtEveryOffset() {

@@ -64,9 +64,10 @@ typedef struct cjsonscan_copier cjsonscan_copier;
 cjsonscan_copier *cjsonscan_copier_new(void);
 void cjsonscan_copier_free(cjsonscan_copier *copier);
 /// Verbatim copies (CanonicalCopy.c). `p[0..<n]` holds one JSON value, with optional whitespace around it, whose
-/// bytes the strict scanner has accepted (UTF-8, escapes, no raw control characters in strings). The copy checks
-/// the rest of what yajl checks itself — the grammar (structure, every number and literal exact), nothing but
-/// whitespace after the value, at most `max_depth` nested containers (and at most 4096) — and writes the value's
+/// UTF-8 has been checked (`cjsonscan_valid_utf8`, or the strict scanner). The copy checks the rest of what yajl
+/// and the strict scanner check itself — the grammar (structure, every number and literal exact), every escape
+/// (a `\u` surrogate must be paired), no raw control byte in a string, whitespace of space, tab, LF and CR only,
+/// nothing but whitespace after the value, at most `max_depth` nested containers (and at most 4096) — and writes the value's
 /// canonical text to `out` — what StreamMap's JSONWriter writes for it: no whitespace, numbers and literals as
 /// they are, strings with each escape decoded and only `"`, `\\` and control characters escaped (`\b` `\f` `\n`
 /// `\r` `\t`, else `\u00xx`, lowercase) — and returns its length, at most `n`. `out` needs room for `n + 32`
@@ -82,6 +83,15 @@ ptrdiff_t cjsonscan_canonical_copy(cjsonscan_copier *copier, const unsigned char
 size_t cjsonscan_copier_top_keys(const cjsonscan_copier *copier, size_t index, size_t *offset, size_t *length);
 /// `cjsonscan_canonical_copy` without SIMD, for the tests and the fuzz target.
 ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out, size_t max_depth);
+
+/// 1 when the `n` bytes at `p` are valid UTF-8 by Unicode's rules (no overlong form, no encoded surrogate, nothing
+/// above U+10FFFF, no character cut by the end), else 0 — what the strict scanner asks of non-ASCII bytes, alone:
+/// a verbatim copy needs nothing more of it, since `cjsonscan_canonical_copy` checks every escape (surrogate pairs
+/// too), every control byte and every whitespace byte itself. 64 bytes at a time (AVX2: a block of ASCII is two
+/// loads and a test; others the lookup algorithm of `UTF8Lookup.h`), byte by byte past a non-ASCII byte elsewhere.
+int cjsonscan_valid_utf8(const unsigned char *p, size_t n);
+/// `cjsonscan_valid_utf8` without SIMD, for the tests and the fuzz target.
+int cjsonscan_valid_utf8_portable(const unsigned char *p, size_t n);
 /// A projection plan (Project.c): which members of a record's objects a mapping reads. Node 0 (the first one
 /// added) is the record itself; each node is an object of which only the members of its keys are kept: a key's member is kept whole
 /// (`child` -1), or, when its value is an object, projected by node `child` (any other value is kept whole). Build

@@ -2,9 +2,9 @@ internal import CJSONScan
 
 /// Verbatim copies: a record that passes through unchanged (the `identity` mapper at the root, or a type check
 /// it passes) is checked and copied by two C kernels instead of being parsed by yajl and written back event by
-/// event. The strict scanner checks its bytes (UTF-8, escapes, surrogate pairs), and `cjsonscan_canonical_copy`
-/// checks everything else yajl checks (grammar, every number and literal, nesting limit) as it writes the
-/// canonical text — exactly the bytes the events would have written. Whatever one of them does not vouch for (an
+/// event. `cjsonscan_valid_utf8` checks its UTF-8 as the strict scanner would, and `cjsonscan_canonical_copy`
+/// checks everything else yajl and the strict scanner check (grammar, every number and literal, escapes and
+/// surrogate pairs, control bytes, whitespace, nesting limit) as it writes the canonical text — exactly the bytes the events would have written. Whatever one of them does not vouch for (an
 /// error, a duplicate key, a value nested deeper than the copy goes) is mapped through events as before, so
 /// errors and duplicate keys are decided where they always were.
 final class VerbatimCopier {
@@ -40,10 +40,13 @@ final class VerbatimCopier {
         if let allowed {
             guard let type = Self.leadingType(record), allowed.contains(type) else { return nil }
         }
-        var strict = StrictJSONScanner()
-        guard strict.scan(record) == nil else { return nil }
-        // The copy checks the grammar and the depth itself (one pass over the record, not a validating skip
-        // first), and answers -1 to anything yajl would not accept.
+        // The strict scanner's rules: UTF-8 here (a pass that reads a block of ASCII as two loads and a test); its
+        // escapes, surrogate pairs, control bytes and whitespace the copy checks itself. The copy checks the grammar
+        // and the depth too (one pass over the record, not a validating skip first), and answers -1 to anything
+        // yajl and the strict scanner would not accept.
+        guard (portable ? cjsonscan_valid_utf8_portable(p, record.count) : cjsonscan_valid_utf8(p, record.count)) != 0 else {
+            return nil
+        }
         text.reset(keeping: Self.keptCapacity)
         text.reserve(record.count + 32)
         let count = portable ? cjsonscan_canonical_copy_portable(copier, p, record.count, text.base, maximumDepth)
