@@ -389,6 +389,68 @@ struct ArrowOutputTests {
             writer = ArrowRecordWriter(schema: schema, format: .stream)
         }
     }
+
+    /// A column keeps no bitmap until its first null, and writes Arrow's bitmap either way: a set bit for each
+    /// valid row, the bits past the last row clear, padded with zeros — for every row count around the bytes, the
+    /// first null at every row, with the rows copied from another column (`--jobs`) or appended.
+    @Test func theValidityBitmapIsArrowsWithOrWithoutNulls() throws {
+        for rows in 0..<20 {
+            for firstNull in [nil] + Array(0..<rows) {
+                let valid = (0..<rows).map { row in firstNull.map { row < $0 || (row - $0) % 3 == 1 } ?? true }
+                var column = ColumnBuilder(.int64)
+                try appendRows(valid, to: &column)
+                var copied = ColumnBuilder(.int64)
+                try copied.appendRows(from: column, 0..<min(rows, 5))
+                try copied.appendRows(from: column, min(rows, 5)..<rows)
+                for built in [column, copied] {
+                    var body: [UInt8] = []
+                    built.appendBody(to: &body)
+                    var bitmap = [UInt8](repeating: 0, count: (rows + 63) / 64 * 8)
+                    for (row, v) in valid.enumerated() where v { bitmap[row / 8] |= 1 << UInt8(row % 8) }
+                    #expect(Array(body.prefix(bitmap.count)) == bitmap, "\(rows) rows, first null \(String(describing: firstNull))")
+                    var nodes: [UInt8] = [], buffers: [UInt8] = [], bytes = 0
+                    built.layout(nodes: &nodes, buffers: &buffers, bodyBytes: &bytes)
+                    #expect(nodes == Self.littleEndian([Int64(rows), Int64(valid.filter { !$0 }.count)]))
+                }
+            }
+        }
+    }
+
+    private func appendRows(_ valid: [Bool], to column: inout ColumnBuilder) throws {
+        for (row, v) in valid.enumerated() {
+            let text = Array((v ? "\(row)" : "null").utf8)
+            _ = try text.withUnsafeBytes { try column.append(CompactJSONScanner(bytes: $0), at: 0) }
+        }
+    }
+
+    private static func littleEndian(_ values: [Int64]) -> [UInt8] {
+        values.flatMap { v in (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    }
+
+    /// An int64 column reads an integer in one pass (`int64Prefix`) where it can, and exactly as the checked way
+    /// (`int64` on the value's text) says: the same value, the same end, and nil for what int64 does not hold or
+    /// what is not an integer (the checked way then decides).
+    @Test func integersInOnePassAreTheCheckedOnes() throws {
+        let texts = ["0", "-0", "7", "-7", "42", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+                     "-9223372036854775809", "18446744073709551615", "18446744073709551616", "99999999999999999999",
+                     "-99999999999999999999", "1000000000000000000", "9999999999999999999", "0000000000000000000001",
+                     "1.5", "1e3", "1E3", "-", "", "12a", "\"12\""]
+        for text in texts {
+            for after in ["", ",", "}", "]", " ", "\n", ".5", "e1", "x"] {
+                let bytes = Array((text + after).utf8)
+                let fast = bytes.withUnsafeBytes { ColumnBuilder.int64Prefix($0, at: 0) }
+                let end = bytes.withUnsafeBytes { CompactJSONScanner(bytes: $0).skipValue(0) }
+                let checked = bytes.withUnsafeBytes { ColumnBuilder.int64(UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
+                if let (v, e) = fast {
+                    #expect(e == end && Int64(bitPattern: v) == checked, "\(text + after)")
+                } else {
+                    let digits = text.drop { $0 == "-" }
+                    let plain = !digits.isEmpty && digits.count <= 19 && digits.allSatisfy(\.isNumber) && ["", ",", "}", "]", " ", "\n"].contains(after)
+                    #expect(!plain || checked == nil, "\(text + after): an int64 the one pass left to the checked way")
+                }
+            }
+        }
+    }
 }
 
 /// Random typed specs (every field's type known) and records for them: right values mostly, and absent, null,

@@ -371,3 +371,38 @@ def test_a_task_killed_mid_split_is_retried_to_the_same_table(spark: Any, binary
     assert read_parts(tmp_path / "out").to_pylist() == read_parts(out).to_pylist()
     assert result.counts == expected.counts
     assert spark_rejects(result) == spark_rejects(expected)
+
+
+def test_a_typed_task_pauses_the_workers_cycle_collector_and_restores_it(binary: str, tmp_path: Path) -> None:
+    """A typed task (``map_splits``, what ``mapInArrow`` runs in the Python worker) streams with Python's cycle
+    collector paused and the worker's heap frozen out of its reach (PySpark's daemon collects in full after each
+    task), and leaves the collector as it found it — when the split ends and when the task is closed early."""
+    import gc
+
+    from streammap_spark.columns import map_splits
+    from streammap_spark.runner import MapJob
+
+    path = write_corpus(tmp_path, 300)[0]
+    job = MapJob(binary, str(TWEETS_SPEC), (), arrow=True)
+    descriptors = pa.record_batch([pa.array([f"0\t0:{path.stat().st_size}\t{path}"])], names=["value"])
+    expected, _, _ = serial_arrow(binary, [str(path)], str(TWEETS_SPEC))
+    try:
+        gc.unfreeze()
+        assert gc.isenabled()
+        stream = map_splits(job, iter([descriptors]))
+        batches = [next(stream)]
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+        batches += list(stream)
+        assert gc.isenabled()
+        table = pa.Table.from_batches(batches).drop_columns(["_streammap_report"])
+        assert table.num_rows == expected.num_rows + 1  # the counts row
+        assert table.slice(0, expected.num_rows).to_pylist() == expected.to_pylist()
+
+        stream = map_splits(job, iter([descriptors]))
+        next(stream)
+        assert not gc.isenabled()
+        stream.close()
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()

@@ -218,8 +218,13 @@ public struct ArrowRecordWriter: Sendable {
 /// One column (or child) being filled: its validity bitmap, its values and its children, in Arrow's layout.
 struct ColumnBuilder: Sendable {
     let type: ArrowType
+    /// `type`'s case without its payload: what `append` switches on for every value (an indirect enum's case is
+    /// read through its box).
+    private let kind: Kind
     private(set) var count = 0
     private var nullCount = 0
+    /// The validity bitmap, kept only once a null came (until then every row is valid: `validityBitmap` makes
+    /// the all-set bitmap when the batch is written).
     private var validity: [UInt8] = []
     /// Bits (bool) or UTF-8 bytes (utf8).
     private var values: [UInt8] = []
@@ -232,8 +237,21 @@ struct ColumnBuilder: Sendable {
     private var keys: [[UInt8]: Int] = [:]
     private var names: [[UInt8]] = []
 
+    private enum Kind { case bool, int64, float64, utf8, jsonText, timestamp, decimal128, list, structure }
+
     init(_ type: ArrowType) {
         self.type = type
+        switch type {
+        case .bool: kind = .bool
+        case .int64: kind = .int64
+        case .float64: kind = .float64
+        case .utf8: kind = .utf8
+        case .jsonText: kind = .jsonText
+        case .timestamp: kind = .timestamp
+        case .decimal128: kind = .decimal128
+        case .list: kind = .list
+        case .structure: kind = .structure
+        }
         switch type {
         case .list(let item): children = [ColumnBuilder(item)]
         case .structure(let fields):
@@ -255,15 +273,40 @@ struct ColumnBuilder: Sendable {
         for i in children.indices { children[i].removeAll() }
     }
 
-    private mutating func markValid(_ valid: Bool) {
-        if count % 8 == 0 { validity.append(0) }
-        if valid { validity[count / 8] |= 1 << UInt8(count % 8) } else { nullCount += 1 }
+    /// Counts a valid row (its bit is set only where the column has had a null).
+    @inline(__always) private mutating func markValid() {
+        if nullCount > 0 {
+            if count % 8 == 0 { validity.append(0) }
+            validity[count / 8] |= 1 << UInt8(count % 8)
+        }
         count += 1
     }
 
+    /// Counts a null row; the first one makes the bitmap of the valid rows before it.
+    private mutating func markNull() {
+        if nullCount == 0 { validity = Self.allValid(count) }
+        if count % 8 == 0 { validity.append(0) }
+        nullCount += 1
+        count += 1
+    }
+
+    private mutating func markValid(_ valid: Bool) {
+        if valid { markValid() } else { markNull() }
+    }
+
+    /// The bitmap of `rows` valid rows: Arrow's bytes, bits past the last row clear.
+    private static func allValid(_ rows: Int) -> [UInt8] {
+        var bits = [UInt8](repeating: 0xFF, count: (rows + 7) / 8)
+        if rows % 8 != 0 { bits[bits.count - 1] = UInt8(1 << (rows % 8) - 1) }
+        return bits
+    }
+
+    /// The validity buffer as written: the bitmap, or all set when no row is null.
+    private var validityBitmap: [UInt8] { nullCount > 0 ? validity : Self.allValid(count) }
+
     mutating func appendNull() {
-        markValid(false)
-        switch type {
+        markNull()
+        switch kind {
         case .int64, .float64, .timestamp: words.append(0)
         case .decimal128: words.append(contentsOf: [0, 0])
         case .bool: if (count - 1) % 8 == 0 { values.append(0) }
@@ -289,18 +332,18 @@ struct ColumnBuilder: Sendable {
             appendNull()
             return i + 4
         }
-        switch type {
+        switch kind {
         case .jsonText:
             let end = s.skipValue(i)
             try appendBytes(UnsafeRawBufferPointer(rebasing: b[i..<end]))
             return end
         case .utf8:
             guard b[i] == UInt8(ascii: "\"") else { throw mismatch(s, i) }
-            let end = s.skipString(i)
+            let (end, escaped) = s.stringEnd(i)
             let raw = UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(end - 1)])
             try checkRoom(raw.count)  // (unescaped text is never longer)
-            if raw.count > 0, memchr(raw.baseAddress!, 0x5C, raw.count) != nil {
-                markValid(true)
+            if escaped {
+                markValid()
                 CompactJSONScanner.unescape(raw, appendingTo: &values)
                 offsets.append(Int32(values.count))
             } else {
@@ -309,38 +352,44 @@ struct ColumnBuilder: Sendable {
             return end
         case .bool:
             guard b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: "f") else { throw mismatch(s, i) }
-            markValid(true)
+            markValid()
             if (count - 1) % 8 == 0 { values.append(0) }
             if b[i] == UInt8(ascii: "t") { values[(count - 1) / 8] |= 1 << UInt8((count - 1) % 8) }
             return b[i] == UInt8(ascii: "t") ? i + 4 : i + 5
         case .int64:
+            if let (v, end) = Self.int64Prefix(b, at: i) {
+                markValid()
+                words.append(v)
+                return end
+            }
             let end = s.skipValue(i)
             guard let v = Self.int64(UnsafeRawBufferPointer(rebasing: b[i..<end])) else { throw mismatch(s, i) }
-            markValid(true)
+            markValid()
             words.append(UInt64(bitPattern: v))
             return end
         case .float64:
             let end = s.skipValue(i)
             guard let v = Self.double(UnsafeRawBufferPointer(rebasing: b[i..<end])) else { throw mismatch(s, i) }
-            markValid(true)
+            markValid()
             words.append(v.bitPattern)
             return end
-        case .timestamp(let unit):
-            guard b[i] == UInt8(ascii: "\"") else { throw mismatch(s, i) }
+        case .timestamp:
+            guard b[i] == UInt8(ascii: "\""), case .timestamp(let unit) = type else { throw mismatch(s, i) }
             let end = s.skipString(i)
             switch ArrowScalars.timestamp(jsonString: UnsafeRawBufferPointer(rebasing: b[i..<end]), unit) {
             case .success(let v):
-                markValid(true)
+                markValid()
                 words.append(UInt64(bitPattern: v))
             case .failure(let e):
                 throw ArrowWriteError(message: e.message)
             }
             return end
-        case .decimal128(let p, let scale):
+        case .decimal128:
+            guard case .decimal128(let p, let scale) = type else { throw mismatch(s, i) }
             let end = s.skipValue(i)
             switch ArrowScalars.decimal(UnsafeRawBufferPointer(rebasing: b[i..<end]).assumingMemoryBound(to: UInt8.self), precision: p, scale: scale) {
             case .success(let v):
-                markValid(true)
+                markValid()
                 words.append(UInt64(truncatingIfNeeded: v))
                 words.append(UInt64(truncatingIfNeeded: v >> 64))
             case .failure(let e):
@@ -363,7 +412,7 @@ struct ColumnBuilder: Sendable {
                 }
             }
             guard children[0].count <= Int(Int32.max) else { throw ArrowWriteError(message: "a list column holds more than 2^31 elements in one batch") }
-            markValid(true)
+            markValid()
             offsets.append(Int32(children[0].count))
             return j
         case .structure:
@@ -393,13 +442,13 @@ struct ColumnBuilder: Sendable {
                 }
             }
             for c in children.indices where children[c].count == row { children[c].appendNull() }
-            markValid(true)
+            markValid()
             return j
         }
     }
 
     /// Whether row `i` is not null.
-    private func isValid(_ i: Int) -> Bool { validity[i / 8] & (1 << UInt8(i % 8)) != 0 }
+    private func isValid(_ i: Int) -> Bool { nullCount == 0 || validity[i / 8] & (1 << UInt8(i % 8)) != 0 }
 
     /// Appends rows `range` of `other`, a column of the same type: the same buffers as appending their values.
     mutating func appendRows(from other: ColumnBuilder, _ range: Range<Int>) throws(ArrowWriteError) {
@@ -430,7 +479,11 @@ struct ColumnBuilder: Sendable {
         case .structure:
             for c in children.indices { try children[c].appendRows(from: other.children[c], range) }
         }
-        for i in range { markValid(other.isValid(i)) }
+        if other.nullCount == 0 && nullCount == 0 {
+            count += range.count
+        } else {
+            for i in range { markValid(other.isValid(i)) }
+        }
     }
 
     /// The child a key names: the one after the last key's first (where mapped records have it), else looked up.
@@ -455,7 +508,7 @@ struct ColumnBuilder: Sendable {
     }
 
     private mutating func appendUnchecked(_ raw: UnsafeRawBufferPointer) {
-        markValid(true)
+        markValid()
         values.append(contentsOf: raw)
         offsets.append(Int32(values.count))
     }
@@ -464,6 +517,29 @@ struct ColumnBuilder: Sendable {
         let end = s.skipValue(i)
         let text = String(decoding: s.bytes[i..<min(end, i + 64)], as: UTF8.self)
         return ArrowWriteError(message: "\(text) does not fit a column of type \(type)")
+    }
+
+    /// The int64 at `i` and where it ends, when it is an integer of at most 19 digits that int64 holds, followed by
+    /// the end of the value (`,` `}` `]`, space or the end); nil otherwise (`int64` and the value's end decide).
+    /// One pass: 19 digits never overflow a UInt64.
+    @inline(__always) static func int64Prefix(_ b: UnsafeRawBufferPointer, at i: Int) -> (UInt64, Int)? {
+        var j = i
+        let negative = j < b.count && b[j] == UInt8(ascii: "-")
+        if negative { j += 1 }
+        let first = j
+        var v: UInt64 = 0
+        while j < b.count {
+            let d = b[j] &- UInt8(ascii: "0")
+            guard d < 10 else { break }
+            v = v &* 10 &+ UInt64(d)
+            j += 1
+        }
+        guard j > first, j - first <= 19, v <= (negative ? 1 << 63 : UInt64(Int64.max)) else { return nil }
+        if j < b.count {
+            let c = b[j]
+            guard c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == 0x20 || c == 0x0A else { return nil }
+        }
+        return (negative ? 0 &- v : v, j)
     }
 
     /// A JSON integer's value, if it is one that int64 holds.
@@ -523,7 +599,7 @@ struct ColumnBuilder: Sendable {
 
     /// This column's own buffers, in Arrow's order for its type.
     private func forEachBuffer(_ body: (UnsafeRawBufferPointer) -> Void) {
-        validity.withUnsafeBytes(body)
+        validityBitmap.withUnsafeBytes(body)
         switch type {
         case .int64, .float64, .timestamp, .decimal128: words.withUnsafeBytes(body)
         case .bool: values.withUnsafeBytes(body)

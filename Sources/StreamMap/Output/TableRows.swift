@@ -240,7 +240,9 @@ public struct TableWriter: Sendable {
 struct CompactJSONScanner {
     let bytes: UnsafeRawBufferPointer
 
-    func skipSpace(_ i: Int) -> Int {
+    /// Past the whitespace at `i` (compact JSON has none: one test, no loop).
+    @inline(__always) func skipSpace(_ i: Int) -> Int {
+        guard i < bytes.count, bytes[i] <= 0x20 else { return i }
         var i = i
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
         return i
@@ -248,8 +250,12 @@ struct CompactJSONScanner {
 
     /// The end of the string starting at `i` (its opening quote), past its closing quote. Eight bytes at a time
     /// to the next quote or backslash (a mapped record's text is mostly long strings).
-    func skipString(_ i: Int) -> Int {
+    func skipString(_ i: Int) -> Int { stringEnd(i).end }
+
+    /// ``skipString(_:)``, and whether the string holds a backslash (an escape to undo).
+    func stringEnd(_ i: Int) -> (end: Int, escaped: Bool) {
         var i = i + 1
+        var escaped = false
         while i < bytes.count {
             while i + 8 <= bytes.count {
                 let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
@@ -262,12 +268,14 @@ struct CompactJSONScanner {
             }
             guard i < bytes.count else { break }
             switch bytes[i] {
-            case 0x5C: i += 2
-            case 0x22: return i + 1
+            case 0x5C:
+                escaped = true
+                i += 2
+            case 0x22: return (i + 1, escaped)
             default: i += 1
             }
         }
-        return bytes.count
+        return (bytes.count, escaped)
     }
 
     /// The high bit of each byte of `w` that equals `c` (exact for the lowest one: a borrow only marks bytes above
