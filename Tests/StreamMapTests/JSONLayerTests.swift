@@ -107,6 +107,54 @@ struct JSONLayerTests {
         #expect(try roundTrip(input) == expected)
     }
 
+    /// A string with escapes is written through a block of 1 KiB (`JSONEscaping.writeEscaped`): the same bytes as
+    /// escaping byte by byte, and as `ByteBuffer`'s own escaping, with a 2- or 6-byte escape at every offset around
+    /// the block's end, runs longer than the block, escapes back to back, and a text that is all escapes.
+    @Test func escapesAtEveryOffsetAroundTheBlock() throws {
+        func reference(_ raw: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = [0x22]
+            for b in raw {
+                switch b {
+                case 0x22: out += [0x5C, 0x22]
+                case 0x5C: out += [0x5C, 0x5C]
+                case 0x08: out += Array(#"\b"#.utf8)
+                case 0x0C: out += Array(#"\f"#.utf8)
+                case 0x0A: out += Array(#"\n"#.utf8)
+                case 0x0D: out += Array(#"\r"#.utf8)
+                case 0x09: out += Array(#"\t"#.utf8)
+                case ..<0x20: out += Array(String(format: "\\u%04x", Int(b)).utf8)
+                default: out.append(b)
+                }
+            }
+            return out + [0x22]
+        }
+        var texts: [[UInt8]] = [Array(repeating: 0x22, count: 3000), Array(repeating: 0x01, count: 700)]
+        for length in [1000, 1017, 1018, 1024, 1030, 2100, 5000] {
+            for at in Array(990..<1030) + [0, 1, length - 1] where at < length {
+                for escape: UInt8 in [0x22, 0x01, 0x5C] {
+                    var text = Array(repeating: UInt8(ascii: "a"), count: length)
+                    text[at] = escape
+                    if at + 1 < length { text[at + 1] = 0x0A }
+                    if length > 2000 { text[length / 2] = 0x1F }
+                    texts.append(text)
+                }
+            }
+        }
+        var rng = SplitMix64(seed: 31)
+        for _ in 0..<200 {
+            texts.append((0..<Int(rng.next() % 4000)).map { _ in [0x22, 0x5C, 0x00, 0x1F, 0x41, 0xC3, 0xA9, 0x20][Int(rng.next() % 8)] })
+        }
+        for text in texts {
+            var w = JSONWriter()
+            text.withUnsafeBytes { w.writeString(utf8: $0) }
+            var buffer = ByteBuffer()
+            defer { buffer.deallocate() }
+            text.withUnsafeBytes { buffer.appendEscaped($0) }
+            #expect(w.bytes == reference(text), "\(text.count) bytes")
+            #expect(Array(buffer.bytes) == w.bytes)
+        }
+    }
+
     @Test func compactOutputWithoutWhitespace() throws {
         #expect(try roundTrip(" { \"a\" : [ 1 , true , null , { } , [ ] ] ,\n\"b\":\"x\" } ") == #"{"a":[1,true,null,{},[]],"b":"x"}"#)
     }

@@ -170,17 +170,52 @@ enum JSONEscaping {
     /// A quoted, escaped string from bytes that are already known to be valid UTF-8.
     @inline(__always)
     static func writeString<Out: ByteAppending>(_ raw: UnsafeRawBufferPointer, to out: inout Out) {
-        out.append(0x22)
-        var runStart = 0
-        var i = firstToEscape(raw, from: 0)
-        while i < raw.count {
-            if runStart < i { out.append(UnsafeRawBufferPointer(rebasing: raw[runStart..<i])) }
-            appendEscape(raw[i], to: &out)
-            runStart = i + 1
-            i = firstToEscape(raw, from: runStart)
+        let first = firstToEscape(raw, from: 0)
+        guard first < raw.count else { return out.appendQuoted(raw) }
+        writeEscaped(raw, from: first, to: &out)
+    }
+
+    /// The bytes of a block that `writeEscaped` fills before it appends them.
+    private static let blockBytes = 1024
+
+    /// `writeString` of a text with an escape at `first`: what it writes goes out through a block on the stack, so
+    /// a text dense with escapes (a rejected record's JSON text, a `\"` every few bytes) costs an append per block
+    /// rather than two per escape. A run longer than the block is appended as it is.
+    private static func writeEscaped<Out: ByteAppending>(_ raw: UnsafeRawBufferPointer, from first: Int, to out: inout Out) {
+        // The block keeps room for an escape (6 bytes) and the closing quote while `o <= limit`.
+        let limit = blockBytes - 7
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: blockBytes) { block in
+            let p = block.baseAddress!
+            p[0] = 0x22
+            var o = 1
+            var runStart = 0
+            var i = first
+            while true {
+                let run = i - runStart
+                if run > 0 {
+                    if o + run > limit {
+                        out.append(UnsafeRawBufferPointer(start: p, count: o))
+                        o = 0
+                    }
+                    if run > limit {
+                        out.append(UnsafeRawBufferPointer(rebasing: raw[runStart..<i]))
+                    } else {
+                        memcpy(p + o, raw.baseAddress! + runStart, run)
+                        o += run
+                    }
+                }
+                guard i < raw.count else { break }
+                if o > limit {
+                    out.append(UnsafeRawBufferPointer(start: p, count: o))
+                    o = 0
+                }
+                o += storeEscape(raw[i], at: p + o)
+                runStart = i + 1
+                i = firstToEscape(raw, from: runStart)
+            }
+            p[o] = 0x22
+            out.append(UnsafeRawBufferPointer(start: p, count: o + 1))
         }
-        if runStart < raw.count { out.append(UnsafeRawBufferPointer(rebasing: raw[runStart...])) }
-        out.append(0x22)
     }
 
     /// The index of the first byte at or after `i` that needs escaping, or `raw.count`: 8 bytes at a time, then
@@ -243,15 +278,6 @@ enum JSONEscaping {
         p[0] = 0x5C
         p[1] = short
         return 2
-    }
-
-    /// The escape of `b`, as `storeEscape` makes it (one table of escapes for every writer).
-    private static func appendEscape<Out: ByteAppending>(_ b: UInt8, to out: inout Out) {
-        var escape: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &escape) { room in
-            let n = storeEscape(b, at: room.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            out.append(UnsafeRawBufferPointer(rebasing: room[..<n]))
-        }
     }
 }
 

@@ -1,3 +1,5 @@
+internal import CJSONScan
+
 /// A rejected record as written to the rejects output (one NDJSON line):
 /// `{"line":3,"offset":120,"errors":[{"code":"type","fatal":true,"source":"/age","destination":"/age","message":"…"}],"record":"…"}`.
 /// `record` is the raw text (invalid UTF-8 shown as U+FFFD), cut after `maximumRecordBytes` with `"truncated":true`.
@@ -57,7 +59,12 @@ public struct RejectWriter: Sendable {
         } else {
             let cut = min(record.count, totalBytes, maximumRecordBytes)
             key(#","record":"#)
-            w.writeString(String(decoding: UnsafeRawBufferPointer(rebasing: record[..<cut]), as: UTF8.self))
+            let kept = UnsafeRawBufferPointer(rebasing: record[..<cut])
+            if kept.isEmpty || cjsonscan_valid_utf8(kept.baseAddress!.assumingMemoryBound(to: UInt8.self), kept.count) != 0 {
+                w.writeString(utf8: kept)  // (valid UTF-8: the text as it is, without a String made of it first)
+            } else {
+                w.writeString(String(decoding: kept, as: UTF8.self))  // (each bad sequence becomes U+FFFD)
+            }
             if cut < totalBytes { key(#","truncated":true"#) }
         }
         w.writeRaw(UInt8(ascii: "}"))
