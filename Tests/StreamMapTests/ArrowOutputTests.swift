@@ -364,6 +364,46 @@ struct ArrowOutputTests {
         if !broken { #expect(try ArrowReading.read(made).rows.count == lines.count) }
     }
 
+    /// The command line's writer hands a batch's large buffers (64 KiB or more) to the file from the columns
+    /// instead of copying them into its output buffer: the same bytes as the buffered way, stream and file format,
+    /// batches with and without such buffers, one batch or several per flush.
+    @Test func largeBuffersWrittenFromTheColumnsAreTheSameBytes() throws {
+        let schema = try Self.schema(#"{"fields": {"id": {"type": "integer"}, "text": {"type": "string", "optional": true}, "u.n": {"to": "u.n", "type": "integer"}}}"#)
+        var rng = SplitMix64(seed: 5)
+        let records: [[UInt8]] = (0..<3000).map { i in
+            let text = i % 7 == 3 ? "null" : "\"" + String(repeating: "é\\\"x", count: Int(rng.next() % 90)) + "\""
+            return Array(#"{"id":\#(i),"text":\#(text),"u":{"n":\#(Int64(bitPattern: rng.next()))}}"#.utf8)
+        }
+        for format in ArrowIPCFormat.allCases {
+            for batchRows in [40, 700, 5000] {
+                var plain = ArrowRecordWriter(schema: schema, format: format)
+                plain.batchRows = batchRows
+                var expected: [UInt8] = []
+                for r in records {
+                    try r.withUnsafeBytes { try plain.append($0) }
+                    if plain.isBatchFull { plain.writeBatch(into: &expected) }
+                }
+                plain.finish(into: &expected)
+
+                let path = try TestScratch.file([], suffix: ".arrow")
+                let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+                var arrow = ArrowRecordWriter(schema: schema, format: format)
+                arrow.batchRows = batchRows
+                var writer = RecordWriter(file: FileOutput(fd: fd, name: path), arrow: arrow)
+                for (i, r) in records.enumerated() {
+                    writer.writer.writeRaw(r)
+                    writer.writer.writeRaw(0x0A)
+                    if i % 1000 == 999 { #expect(writer.flush() == .ok) }
+                }
+                #expect(writer.finish() == .ok)
+                close(fd)
+                let got = try TestScratch.read(path)
+                #expect(got == expected, "\(format), batches of \(batchRows)")
+                #expect(try ArrowReading.read(got).rows.count == records.count)
+            }
+        }
+    }
+
     @Test func noRecordsIsTheSchemaAlone() throws {
         let schema = try Self.schema(#"{"fields": {"id": {"type": "integer"}}}"#)
         for format in ArrowIPCFormat.allCases {

@@ -306,6 +306,8 @@ struct JSONLayerTests {
     @Test func jsonPointerEscaping() {
         #expect(JSONPath([.key("a/b"), .key("m~n"), .index(3)]).pointer == "/a~1b/m~0n/3")
         #expect(JSONPath.root.pointer == "")
+        #expect(JSONPath([.key(""), .key("~/"), .key("/~~"), .key("é~😀/x"), .index(0), .index(-1)]).pointer == "//~0~1/~1~0~0/é~0😀~1x/0/-1")
+        #expect(JSONPath([.key("user"), .key("screen_name")]).pointer == "/user/screen_name")
     }
 
     /// The parser's per-event state has no dynamic exclusivity checks (for speed); debug builds assert instead that

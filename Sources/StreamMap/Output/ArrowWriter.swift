@@ -101,6 +101,16 @@ public struct ArrowRecordWriter: Sendable {
     /// Writes the rows appended so far as one record batch (after the file's magic and the schema, the first time).
     /// Nothing when no row is waiting (except that first part).
     public mutating func writeBatch(into out: inout [UInt8]) {
+        writeBatch(into: &out, direct: nil)
+    }
+
+    /// A body buffer this large goes to `writeBatch(into:direct:)`'s `direct` instead of being copied into `out`.
+    static let directBytes = 1 << 16
+
+    /// `writeBatch(into:)`, except that each body buffer of `directBytes` or more is handed to `direct` rather than
+    /// copied into `out`: `direct` gets `out` (everything before the buffer, to be written first and removed) and
+    /// the buffer. The bytes, in order, are the same.
+    mutating func writeBatch(into out: inout [UInt8], direct: ((inout [UInt8], UnsafeRawBufferPointer) -> Void)?) {
         writeStart(into: &out)
         guard rows > 0 else { return }
         var nodes: [UInt8] = []
@@ -113,11 +123,9 @@ public struct ArrowRecordWriter: Sendable {
             .object(.structs(buffers, count: buffers.count / 16, alignment: 8)),
         ])
         // The body goes straight after the metadata, from the columns: never gathered in a buffer of its own.
-        out.reserveCapacity(out.count + bodyBytes + 4096)
+        if direct == nil { out.reserveCapacity(out.count + bodyBytes + 4096) }
         writeMessage(header: 3, batch, bodyBytes: bodyBytes, into: &out, indexed: true)
-        let bodyStart = out.count
-        for child in columns.children { child.appendBody(to: &out) }
-        assert(out.count - bodyStart == bodyBytes)
+        for child in columns.children { child.appendBody(to: &out, direct: direct) }
         written += bodyBytes
         columns.removeAll()
         rows = 0
@@ -488,8 +496,12 @@ struct ColumnBuilder: Sendable {
 
     /// The child a key names: the one after the last key's first (where mapped records have it), else looked up.
     private func child(named raw: UnsafeRawBufferPointer, _ expected: Int, _ s: CompactJSONScanner, _ start: Int, _ end: Int) -> Int? {
-        if expected < names.count, names[expected].count == raw.count,
-           raw.isEmpty || names[expected].withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
+        if expected < names.count, names[expected].count == raw.count, names[expected].withUnsafeBytes({ name in
+            // (Column names are short: byte by byte, no call.)
+            var i = 0
+            while i < raw.count && name[i] == raw[i] { i += 1 }
+            return i == raw.count
+        }) {
             return expected
         }
         return s.key(in: (start + 1)..<(end - 1)).flatMap { keys[$0] }
@@ -588,13 +600,18 @@ struct ColumnBuilder: Sendable {
         for child in children { child.layout(nodes: &nodes, buffers: &buffers, bodyBytes: &bodyBytes) }
     }
 
-    /// Appends the buffers `layout` lists, each padded to 8 bytes.
-    func appendBody(to out: inout [UInt8]) {
+    /// Appends the buffers `layout` lists, each padded to 8 bytes (a buffer of `ArrowRecordWriter.directBytes` or
+    /// more is handed to `direct`, where there is one, with `out` as it is before it).
+    func appendBody(to out: inout [UInt8], direct: ((inout [UInt8], UnsafeRawBufferPointer) -> Void)? = nil) {
         forEachBuffer { raw in
-            out.append(contentsOf: raw)
+            if let direct, raw.count >= ArrowRecordWriter.directBytes {
+                direct(&out, raw)
+            } else {
+                out.append(contentsOf: raw)
+            }
             out.append(contentsOf: repeatElement(0, count: (8 - raw.count % 8) % 8))
         }
-        for child in children { child.appendBody(to: &out) }
+        for child in children { child.appendBody(to: &out, direct: direct) }
     }
 
     /// This column's own buffers, in Arrow's order for its type.

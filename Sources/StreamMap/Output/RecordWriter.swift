@@ -154,6 +154,15 @@ public struct RecordWriter {
     private mutating func flushArrow(finishing: Bool) -> WriteResult {
         rows.removeAll(keepingCapacity: rows.capacity <= 1 << 24)
         var failure: ArrowWriteError?
+        // A batch's large buffers are written from its columns, after what `rows` holds before them: never copied.
+        var written = WriteResult.ok
+        let output = (file: file, compressor: compressor)
+        func direct(_ before: inout [UInt8], _ buffer: UnsafeRawBufferPointer) {
+            guard written == .ok else { return }
+            written = before.withUnsafeBytes { Self.write($0, to: output.file, compressor: output.compressor) }
+            before.removeAll(keepingCapacity: true)
+            if written == .ok { written = Self.write(buffer, to: output.file, compressor: output.compressor) }
+        }
         writer.bytes.withUnsafeBytes { records in
             var start = 0
             while start < records.count, let newline = memchr(records.baseAddress! + start, 0x0A, records.count - start) {
@@ -178,12 +187,13 @@ public struct RecordWriter {
                     failure = error
                     return
                 }
-                if arrow!.isBatchFull { arrow!.writeBatch(into: &rows) }
+                if arrow!.isBatchFull { arrow!.writeBatch(into: &rows, direct: direct) }
                 start = end + 1
             }
         }
         writer.removeAll(keepingCapacity: writer.bytes.capacity <= 1 << 22)
         if let failure { return .unwritable(failure.message) }
+        guard written == .ok else { return written }
         if finishing { arrow!.finish(into: &rows) }
         return rows.withUnsafeBytes { write($0) }
     }
@@ -212,6 +222,10 @@ public struct RecordWriter {
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> WriteResult {
+        Self.write(bytes, to: file, compressor: compressor)
+    }
+
+    private static func write(_ bytes: UnsafeRawBufferPointer, to file: FileOutput, compressor: OutputCompressor?) -> WriteResult {
         guard let compressor else { return file.writeAll(bytes) }
         var result = WriteResult.ok
         compressor.compress(bytes) { piece in
