@@ -154,9 +154,10 @@ def streammap_stage(spark: Any, path: str, out: str, binary: str, seconds: List[
 
 
 def _task_seconds(result: Any) -> List[float]:
-    """streammap's own wall seconds in each task (its --stats line), read back from the write's observation."""
+    """streammap's own wall seconds in each task (its --stats line), read back from the last write's counts lines
+    (its observation for the text stage, its tasks' accumulator lines for the typed stage), without using them up."""
     from streammap_spark.runner import COUNTS_TAG
-    lines = result._observation.get.get("counts") if result._observation is not None else None
+    lines = result._observation.get.get("counts") if result._observation is not None else result._written_lines
     if lines is None:
         return []
     return [json.loads(line[len(COUNTS_TAG):].split("\t")[2])["seconds"] for line in lines]

@@ -373,10 +373,12 @@ def test_a_task_killed_mid_split_is_retried_to_the_same_table(spark: Any, binary
     assert spark_rejects(result) == spark_rejects(expected)
 
 
-def test_a_typed_task_pauses_the_workers_cycle_collector_and_restores_it(binary: str, tmp_path: Path) -> None:
-    """A typed task (``map_splits``, what ``mapInArrow`` runs in the Python worker) streams with Python's cycle
-    collector paused and the worker's heap frozen out of its reach (PySpark's daemon collects in full after each
-    task), and leaves the collector as it found it — when the split ends and when the task is closed early."""
+def test_a_typed_task_yields_records_alone_reports_once_and_restores_the_collector(binary: str, tmp_path: Path) -> None:
+    """A typed task (``map_splits``, what ``mapInArrow`` runs in the Python worker) yields the records' columns
+    alone and adds its counts line to the accumulator once the split is mapped whole; it streams with Python's
+    cycle collector paused and the worker's heap frozen out of its reach (PySpark's daemon collects in full after
+    each task), and leaves the collector as it found it — when the split ends and when the task is closed early
+    (which reports nothing)."""
     import gc
 
     from streammap_spark.columns import map_splits
@@ -385,24 +387,34 @@ def test_a_typed_task_pauses_the_workers_cycle_collector_and_restores_it(binary:
     path = write_corpus(tmp_path, 300)[0]
     job = MapJob(binary, str(TWEETS_SPEC), (), arrow=True)
     descriptors = pa.record_batch([pa.array([f"0\t0:{path.stat().st_size}\t{path}"])], names=["value"])
-    expected, _, _ = serial_arrow(binary, [str(path)], str(TWEETS_SPEC))
+    expected, _, stats = serial_arrow(binary, [str(path)], str(TWEETS_SPEC))
+
+    class Reports:  # what a ReportLines accumulator is to the task: something to add lines to
+        lines: List[str] = []
+
+        def add(self, more: List[str]) -> None:
+            self.lines = self.lines + more
+
     try:
         gc.unfreeze()
         assert gc.isenabled()
-        stream = map_splits(job, iter([descriptors]))
+        reports = Reports()
+        stream = map_splits(job, reports, iter([descriptors]))
         batches = [next(stream)]
         assert not gc.isenabled() and gc.get_freeze_count() > 0
         batches += list(stream)
         assert gc.isenabled()
-        table = pa.Table.from_batches(batches).drop_columns(["_streammap_report"])
-        assert table.num_rows == expected.num_rows + 1  # the counts row
-        assert table.slice(0, expected.num_rows).to_pylist() == expected.to_pylist()
+        assert pa.Table.from_batches(batches).to_pylist() == expected.to_pylist()  # the records, nothing else
+        assert len(reports.lines) == 1 and reports.lines[0].startswith("\x01C0\t")
+        assert json.loads(reports.lines[0].split("\t")[2])["recordsOut"] == stats["recordsOut"] == expected.num_rows
 
-        stream = map_splits(job, iter([descriptors]))
+        reports = Reports()
+        stream = map_splits(job, reports, iter([descriptors]))
         next(stream)
         assert not gc.isenabled()
         stream.close()
         assert gc.isenabled()
+        assert reports.lines == []  # a split not mapped whole reports nothing
     finally:
         gc.enable()
         gc.unfreeze()

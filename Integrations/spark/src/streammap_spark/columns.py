@@ -10,9 +10,10 @@ boolean, decimal128(P, S) → decimal(P, S), timestamp (UTC) → timestamp, list
 is nullable, as with Spark's own file readers. Spark's timestamps hold microseconds: seconds and milliseconds
 columns are cast to them in the task (exactly), and a nanoseconds column is refused on the driver.
 
-Each task also writes one row of its own after its records: nulls in every column but ``REPORT_COLUMN``, which
-holds the same counts line as the text stage's tasks (``\\x01C<chunk>\\t<byteRange line>\\t<stats line>``), so
-that a write brings the counts back as an observed metric of its own job.
+Each task adds the same counts line as the text stage's tasks (``\\x01C<chunk>\\t<byteRange line>\\t<stats line>``)
+to a Spark accumulator (``ReportLines``) once streammap has mapped its whole split, so that a write brings the
+counts back with its own job; the batches hold the records' columns and nothing else, and go to the writer as
+they come (no column to filter out or drop: that cost the JVM a copy of every row).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Generator, Iterator, List, Optional, Tuple
+
+from pyspark.accumulators import AccumulatorParam
 
 from .runner import COUNTS_TAG, STDERR_QUOTE_BYTES, MapJob, StreamMapError, describe_status
 
@@ -31,8 +34,17 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
     from pyspark.sql.types import StructType
 
-#: The column a typed task's counts row fills (null on every record's row); dropped from ``records``.
-REPORT_COLUMN = "_streammap_report"
+class ReportLines(AccumulatorParam):
+    """The counts lines of a typed stage's tasks, gathered on the driver (a Spark accumulator of a list): a task
+    adds its split's line once streammap has mapped all of it, so a task that fails or is stopped early adds none,
+    and Spark adds a task's lines only when the task succeeds."""
+
+    def zero(self, value: List[str]) -> List[str]:
+        return []
+
+    def addInPlace(self, value1: List[str], value2: List[str]) -> List[str]:
+        value1.extend(value2)
+        return value1
 
 
 def arrow_schema(stream: bytes) -> "pa.Schema":
@@ -43,8 +55,6 @@ def arrow_schema(stream: bytes) -> "pa.Schema":
     import pyarrow as pa
 
     schema = pa.ipc.open_stream(stream).schema
-    if REPORT_COLUMN in schema.names:
-        raise StreamMapError(f"{REPORT_COLUMN}: a column name the typed stage keeps for its own counts", 64, "")
     nanoseconds = [name for name, t in _leaves(schema) if pa.types.is_timestamp(t) and t.unit == "ns"]
     if nanoseconds:
         raise StreamMapError(
@@ -95,7 +105,7 @@ def spark_schema(schema: "pa.Schema") -> "StructType":
 
 
 def _nullable(t: Any) -> Any:
-    """``t`` with every nested field and element nullable (a counts row is null everywhere)."""
+    """``t`` with every nested field and element nullable."""
     from pyspark.sql.types import ArrayType, StructField, StructType
 
     if isinstance(t, StructType):
@@ -105,16 +115,10 @@ def _nullable(t: Any) -> Any:
     return t
 
 
-def with_report(schema: "StructType") -> "StructType":
-    """What the typed tasks yield: the records' columns and ``REPORT_COLUMN``."""
-    from pyspark.sql.types import StringType, StructField, StructType
-
-    return StructType(list(schema.fields) + [StructField(REPORT_COLUMN, StringType(), True)])
-
-
-def map_splits(job: MapJob, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+def map_splits(job: MapJob, reports: Optional[Any], batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
     """A typed task (the function ``mapInArrow`` runs): for each descriptor (``chunk<TAB>START:END<TAB>path``) in
-    its input, the split's records as batches, then its counts row."""
+    its input, the split's records as batches; then its counts line goes to ``reports`` (a ``ReportLines``
+    accumulator; None: dropped)."""
     # The batches pass through without a reference cycle, so Python's cycle collector would only walk the worker's
     # heap (pyarrow's and PySpark's modules) over and over: it is paused while the task streams, and what the worker
     # holds now is moved out of its reach (``gc.freeze``) — PySpark's daemon runs a full collection after every
@@ -126,7 +130,9 @@ def map_splits(job: MapJob, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa
         for batch in batches:
             for value in batch.column(0).to_pylist():
                 chunk, byte_range, path = value.split("\t", 2)
-                yield from map_split(job, int(chunk), byte_range, path)
+                report = yield from map_split(job, int(chunk), byte_range, path)
+                if reports is not None:
+                    reports.add([report])
     finally:
         if collecting:
             gc.enable()
@@ -143,9 +149,9 @@ def _files_folder() -> str:
 
 
 def map_split(job: MapJob, chunk: int, byte_range: str, path: str,
-              folder: Optional[str] = None) -> Iterator["pa.RecordBatch"]:
-    """One split through ``streammap map --to arrow-stream --byte-range``: its batches as streammap wrote them
-    (with a null ``REPORT_COLUMN``), then one row holding the counts line. Exit status 0 and 1 (some records
+              folder: Optional[str] = None) -> Generator["pa.RecordBatch", None, str]:
+    """One split through ``streammap map --to arrow-stream --byte-range``: yields its batches as streammap wrote them
+    (timestamps in Spark's microseconds) and returns its counts line. Exit status 0 and 1 (some records
     rejected) are success; anything else raises ``RuntimeError`` with the text a failed text task prints
     (``streammap failed on PATH bytes RANGE (split N): exit status S`` and the end of streammap's standard error),
     which fails the task — and, after Spark's retries, the job with ``StreamMapError`` on the driver. The temporary
@@ -172,9 +178,8 @@ def map_split(job: MapJob, chunk: int, byte_range: str, path: str,
             schema = for_spark(reader.schema)
             cast = schema != reader.schema
             for batch in reader:
-                arrays = [c.cast(t) for c, t in zip(batch.columns, schema.types)] if cast else batch.columns
-                yield pa.RecordBatch.from_arrays(arrays + [pa.nulls(batch.num_rows, pa.string())],
-                                                 names=schema.names + [REPORT_COLUMN])
+                yield pa.RecordBatch.from_arrays([c.cast(t) for c, t in zip(batch.columns, schema.types)],
+                                                 names=schema.names) if cast else batch
                 if fault:  # tests: the first attempt dies after its first batch, as a crashing executor would
                     proc.kill()
                     break
@@ -193,9 +198,7 @@ def map_split(job: MapJob, chunk: int, byte_range: str, path: str,
             raise RuntimeError(f"streammap failed on {path} bytes {byte_range} (split {chunk}): {how}\n{tail}")
         with open(os.path.join(d, "stderr"), "rb") as f:
             lines = f.read().decode("utf-8", errors="replace").rstrip("\n").split("\n")
-        report = f"{COUNTS_TAG}{chunk}\t{lines[-2]}\t{lines[-1]}"
-        yield pa.RecordBatch.from_arrays([pa.nulls(1, f.type) for f in schema] + [pa.array([report], pa.string())],
-                                         names=schema.names + [REPORT_COLUMN])
+        return f"{COUNTS_TAG}{chunk}\t{lines[-2]}\t{lines[-1]}"
     finally:
         if proc is not None and proc.poll() is None:
             proc.kill()

@@ -2,8 +2,8 @@
 USING``), so that the records go from streammap's standard output into the JVM and on to the writer without
 passing through Python (see ``splits`` and ``runner``). PySpark's public API only: ``spark.sql`` for the transformation
 over ``range`` (one partition per split), ``SparkContext.addFile`` for the binary and the spec, DataFrames for the
-results, ``DataFrame.observe`` to bring the tasks' counts back with the write, and ``DataFrameWriter.text`` for
-NDJSON part files. Spark schedules, retries
+results, ``DataFrame.observe`` (the text stage) or an accumulator (the typed stage) to bring the tasks' counts back
+with the write, and ``DataFrameWriter.text`` for NDJSON part files. Spark schedules, retries
 and speculates the tasks; every task is a pure function of its split, so a retried or speculative attempt yields
 the same records.
 """
@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar, Union
 
 from pyspark import RDD
+from pyspark.accumulators import Accumulator
 from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, StringType, StructField,
                                StructType)
 
 from .binary import packaged_binary
-from .columns import REPORT_COLUMN, arrow_schema, map_splits, spark_schema, with_report
+from .columns import ReportLines, arrow_schema, map_splits, spark_schema
 from .runner import (COUNTS_TAG, MARK, REJECT_TAG, MapJob, StreamMapError, check_spec, descriptor, failure_from,
                      local_path, task_script)
 from .splits import (Chunk, ChunkReport, InputFile, Split, check_reports, chunks_from_reports, default_split_bytes,
@@ -117,12 +118,12 @@ T = TypeVar("T")
 class StreamMapResult:
     """The result of ``map_files``: nothing has run yet. A write (``write_parquet`` or ``save`` for typed columns,
     ``write_ndjson`` for text) runs the mapping stage once and brings the tasks' counts back with it (an observed
-    metric of that job: no second job); ``counts`` and ``chunks`` run a job of their own only when no complete
+    metric of that job, or for typed columns the lines its tasks added to an accumulator: no second job); ``counts`` and ``chunks`` run a job of their own only when no complete
     write came first. ``records`` is a plain DataFrame (each action on it maps again: persist it to reuse it).
     ``rejects`` maps again only the splits that had rejects, with their records thrown away (``-o /dev/null``)."""
 
     def __init__(self, spark: SparkSession, files: Sequence[InputFile], splits: Sequence[Split], job: MapJob,
-                 stage: DataFrame, schema: Optional[StructType] = None) -> None:
+                 stage: DataFrame, schema: Optional[StructType] = None, reports: Optional[Accumulator] = None) -> None:
         self._spark = spark
         self.files: Tuple[InputFile, ...] = tuple(files)
         self.splits: Tuple[Split, ...] = tuple(splits)
@@ -131,6 +132,10 @@ class StreamMapResult:
         #: The records' Spark schema with ``columns=True`` (streammap's Arrow columns), None for text.
         self.schema: Optional[StructType] = schema
         self._observation: Optional[Observation] = None
+        #: The typed stage's counts lines (``columns.ReportLines``: every task that mapped its whole split adds its
+        #: own), and how many of them came before the last write.
+        self._accumulated = reports
+        self._written_lines: Optional[List[str]] = None
         self._reports: Optional[List[ChunkReport]] = None
         self._chunks: Optional[List[Chunk]] = None
         self._counts: Optional[Counts] = None
@@ -161,7 +166,7 @@ class StreamMapResult:
         order): with ``columns=True`` the spec's output columns with their types (``schema``); else one string
         column, ``value``, each record's JSON text (like ``spark.read.text``)."""
         if self.schema is not None:
-            return self._stage.where(F.col(REPORT_COLUMN).isNull()).drop(REPORT_COLUMN)
+            return self._stage
         return self._stage.where(~F.col("value").startswith(MARK))
 
     @property
@@ -211,14 +216,14 @@ class StreamMapResult:
         ``format``, ``mode``, ``partition_by`` and ``options`` (``"delta"`` and ``"iceberg"`` where their packages
         are on the session) — and brings the tasks' counts back with the same job."""
         self._need_columns("save")
-        observation = Observation(f"streammap-{uuid.uuid4().hex}")
-        observed = self._stage.observe(observation, F.collect_list(F.col(REPORT_COLUMN)).alias("counts"))
-        writer = observed.where(F.col(REPORT_COLUMN).isNull()).drop(REPORT_COLUMN).write.format(format).mode(mode)
+        writer = self._stage.write.format(format).mode(mode)
         if partition_by is not None:
             writer = writer.partitionBy(*([partition_by] if isinstance(partition_by, str) else partition_by))
         writer = writer.options(**options)
+        assert self._accumulated is not None
+        before = len(self._accumulated.value)
         _run(lambda: writer.save(path) if path is not None else writer.save())
-        self._observation = observation
+        self._written_lines = list(self._accumulated.value[before:])
 
     def write_ndjson(self, path: str, mode: str = "errorifexists", compression: Optional[str] = None) -> None:
         """Writes the mapped records as NDJSON part files under ``path`` with Spark's text writer (and its output
@@ -237,6 +242,16 @@ class StreamMapResult:
     def unpersist(self) -> None:
         """Nothing is kept between jobs (kept for the callers of earlier versions)."""
 
+    def _write_report_lines(self) -> Optional[List[str]]:
+        """The counts lines the last write's tasks gave (None before a write): from its observation (text) or what
+        its tasks added to the accumulator (typed). Read once."""
+        if self._observation is not None:
+            lines = list(self._observation.get.get("counts") or [])
+            self._observation = None
+            return lines
+        lines, self._written_lines = self._written_lines, None
+        return lines
+
     def _need_text(self, what: str) -> None:
         if self.schema is not None:
             raise ValueError(f"{what}: the records are typed columns (map_files(..., columns=True)); write them "
@@ -251,11 +266,7 @@ class StreamMapResult:
         """The reports of every split's task: from ``write_ndjson``'s job when it ran them all, else from a job
         that maps again (its records thrown away)."""
         if self._reports is None:
-            lines: Optional[List[str]] = None
-            if self._observation is not None:
-                lines = list(self._observation.get.get("counts") or [])
-                self._observation = None
-            reports = _parse_reports(lines or [])
+            reports = _parse_reports(self._write_report_lines() or [])
             if sorted(reports) != list(range(len(self.splits))):  # no write yet, or it did not run every split
                 job = dataclasses.replace(self._job, records=False)
                 rows = _run(lambda: _transform(self._spark, job, list(enumerate(self.splits)))
@@ -305,11 +316,12 @@ def _transform(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Spl
                      f"ROW FORMAT DELIMITED FIELDS TERMINATED BY '\\u0002' FROM ({_descriptors(splits)})")
 
 
-def _typed(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Split]], schema: StructType) -> DataFrame:
+def _typed(spark: SparkSession, job: MapJob, splits: Sequence[Tuple[int, Split]], schema: StructType,
+           reports: Accumulator) -> DataFrame:
     """The typed stage over ``splits``: the same one-partition-per-split descriptors as ``_transform``, each
     mapped by ``columns.map_splits`` in a Python worker (``mapInArrow``: streammap's Arrow batches go to the JVM as
-    they are), with the counts rows in ``REPORT_COLUMN``."""
-    return spark.sql(_descriptors(splits)).mapInArrow(functools.partial(map_splits, job), with_report(schema))
+    they are), the counts lines added to ``reports``."""
+    return spark.sql(_descriptors(splits)).mapInArrow(functools.partial(map_splits, job, reports), schema)
 
 
 def _run(action: Callable[[], T]) -> T:
@@ -390,7 +402,9 @@ def map_files(spark: SparkSession, paths: Union[str, Sequence[str]], spec: Optio
                  arrow=columns)
     numbered = list(enumerate(splits))
     if schema is not None:
-        return StreamMapResult(spark, files, splits, job, _typed(spark, job, numbered, schema), schema)
+        reports = sc.accumulator([], ReportLines())
+        return StreamMapResult(spark, files, splits, job, _typed(spark, job, numbered, schema, reports), schema,
+                               reports)
     return StreamMapResult(spark, files, splits, job, _transform(spark, job, numbered))
 
 
