@@ -118,9 +118,10 @@ T = TypeVar("T")
 class StreamMapResult:
     """The result of ``map_files``: nothing has run yet. A write (``write_parquet`` or ``save`` for typed columns,
     ``write_ndjson`` for text) runs the mapping stage once and brings the tasks' counts back with it (an observed
-    metric of that job, or for typed columns the lines its tasks added to an accumulator: no second job); ``counts`` and ``chunks`` run a job of their own only when no complete
-    write came first. ``records`` is a plain DataFrame (each action on it maps again: persist it to reuse it).
-    ``rejects`` maps again only the splits that had rejects, with their records thrown away (``-o /dev/null``)."""
+    metric of that job, or for typed columns the lines its tasks added to an accumulator: no second job);
+    ``counts`` and ``chunks`` run a job of their own only when no complete write came first. ``records`` is a plain
+    DataFrame (each action on it maps again: persist it to reuse it). ``rejects`` maps again only the splits that
+    had rejects, with their records thrown away (``-o /dev/null``)."""
 
     def __init__(self, spark: SparkSession, files: Sequence[InputFile], splits: Sequence[Split], job: MapJob,
                  stage: DataFrame, schema: Optional[StructType] = None, reports: Optional[Accumulator] = None) -> None:
@@ -132,8 +133,8 @@ class StreamMapResult:
         #: The records' Spark schema with ``columns=True`` (streammap's Arrow columns), None for text.
         self.schema: Optional[StructType] = schema
         self._observation: Optional[Observation] = None
-        #: The typed stage's counts lines (``columns.ReportLines``: every task that mapped its whole split adds its
-        #: own), and how many of them came before the last write.
+        #: The typed stage's accumulator of counts lines (``columns.ReportLines``: every task that mapped its whole
+        #: split adds its own, whatever the action), and the lines the last write's tasks added.
         self._accumulated = reports
         self._written_lines: Optional[List[str]] = None
         self._reports: Optional[List[ChunkReport]] = None
