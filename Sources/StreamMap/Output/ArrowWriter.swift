@@ -125,7 +125,9 @@ public struct ArrowRecordWriter: Sendable {
         // The body goes straight after the metadata, from the columns: never gathered in a buffer of its own.
         if direct == nil { out.reserveCapacity(out.count + bodyBytes + 4096) }
         writeMessage(header: 3, batch, bodyBytes: bodyBytes, into: &out, indexed: true)
+        let bodyStart = out.count
         for child in columns.children { child.appendBody(to: &out, direct: direct) }
+        assert(direct != nil || out.count - bodyStart == bodyBytes)  // (the layout lists what the body holds)
         written += bodyBytes
         columns.removeAll()
         rows = 0
