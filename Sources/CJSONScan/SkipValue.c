@@ -258,11 +258,20 @@ __attribute__((target("avx2"))) static int valid_utf8_avx2(const unsigned char *
 #define next_key_avx2 next_key_portable
 #define project_avx2 project_portable
 #define valid_utf8_avx2 cjsonscan_valid_utf8_portable
+#define string_stop_avx2 string_stop_portable
 static inline int avx2(void) { return 0; }
 #endif
 
 int cjsonscan_valid_utf8(const unsigned char *p, size_t n) {
     return avx2() ? valid_utf8_avx2(p, n) : cjsonscan_valid_utf8_portable(p, n);
+}
+
+size_t cjsonscan_string_stop(const unsigned char *p, size_t i, size_t n) {
+    return avx2() ? string_stop_avx2(p, i, n) : string_stop_portable(p, i, n);
+}
+
+size_t cjsonscan_string_stop_portable(const unsigned char *p, size_t i, size_t n) {
+    return string_stop_portable(p, i, n);
 }
 
 size_t cjsonscan_skip_value(const unsigned char *p, size_t n, size_t max_depth) {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import CJSONScan
 @testable import StreamMap
 import StreamMapTestSupport
 
@@ -307,6 +308,51 @@ struct ArrowOutputTests {
         }
     }
 
+    /// A writer is a value: a copy taken in the middle of a batch goes on alone (its columns, held by a class for
+    /// appends without copy-on-write checks per value, are copied when one of the two next changes them). Each
+    /// writes what a writer that never shared would write.
+    @Test(arguments: 0..<8) func aCopiedWriterGoesOnAlone(seed: Int) throws {
+        var rng = SplitMix64(seed: UInt64(seed) &* 0x2545_F491 &+ 11)
+        let (spec, records) = TypedCase.generate(&rng)
+        let compiled = try Spec(json: spec)
+        let schema = try ArrowSchema(mapper: compiled.mapper)
+        let feed = MappingFeed(engine: StreamEngine(mapper: schema.checking(compiled.mapper)))
+        let lines = (feed.feed(records.joined(separator: "\n") + "\n") + feed.finish()).compactMap { r -> [UInt8]? in
+            if case .mapped(let m) = r { return m.bytes } else { return nil }
+        }
+        let half = lines.count / 2
+        let first = Array(lines[..<half]), rest = Array(lines[half...])
+        func written(_ parts: [[UInt8]]...) throws -> [UInt8] {
+            var writer = ArrowRecordWriter(schema: schema, format: .stream)
+            var out: [UInt8] = []
+            for part in parts { for line in part { try line.withUnsafeBytes { try writer.append($0) } } }
+            writer.finish(into: &out)
+            return out
+        }
+        var a = ArrowRecordWriter(schema: schema, format: .stream)
+        for line in first { try line.withUnsafeBytes { try a.append($0) } }
+        var b = a
+        var outA: [UInt8] = [], outB: [UInt8] = []
+        for line in rest { try line.withUnsafeBytes { try a.append($0) } }
+        for line in rest.reversed() { try line.withUnsafeBytes { try b.append($0) } }
+        b.finish(into: &outB)
+        a.finish(into: &outA)
+        #expect(outA == (try written(first, rest)), "spec \(spec)")
+        #expect(outB == (try written(first, rest.reversed())), "spec \(spec)")
+        // A copy taken after a batch was written also starts from the same (now empty) columns.
+        var c = ArrowRecordWriter(schema: schema, format: .stream)
+        var outC: [UInt8] = []
+        for line in first { try line.withUnsafeBytes { try c.append($0) } }
+        c.writeBatch(into: &outC)
+        var d = c
+        var outD = outC
+        for line in rest { try line.withUnsafeBytes { try d.append($0) } }
+        c.finish(into: &outC)
+        d.finish(into: &outD)
+        #expect(try ArrowReading.read(outC).rows.count == first.count)
+        #expect(try ArrowReading.read(outD).rows.count == lines.count)
+    }
+
     /// With `--jobs`, workers make the columns of their batches (`ArrowRowsPreparer`) and the writer copies them
     /// instead of reading the records' text: the same bytes, whatever the batch sizes, the records not mapped
     /// between (empty spans), a batch a record of which does not fit (read from its text: the same error), and
@@ -437,9 +483,9 @@ struct ArrowOutputTests {
         for rows in 0..<20 {
             for firstNull in [nil] + Array(0..<rows) {
                 let valid = (0..<rows).map { row in firstNull.map { row < $0 || (row - $0) % 3 == 1 } ?? true }
-                var column = ColumnBuilder(.int64)
-                try appendRows(valid, to: &column)
-                var copied = ColumnBuilder(.int64)
+                let column = ColumnBuilder(.int64)
+                try appendRows(valid, to: column)
+                let copied = ColumnBuilder(.int64)
                 try copied.appendRows(from: column, 0..<min(rows, 5))
                 try copied.appendRows(from: column, min(rows, 5)..<rows)
                 for built in [column, copied] {
@@ -456,7 +502,7 @@ struct ArrowOutputTests {
         }
     }
 
-    private func appendRows(_ valid: [Bool], to column: inout ColumnBuilder) throws {
+    private func appendRows(_ valid: [Bool], to column: ColumnBuilder) throws {
         for (row, v) in valid.enumerated() {
             let text = Array((v ? "\(row)" : "null").utf8)
             _ = try text.withUnsafeBytes { try column.append(CompactJSONScanner(bytes: $0), at: 0) }
@@ -475,7 +521,20 @@ struct ArrowOutputTests {
                      "-9223372036854775809", "18446744073709551615", "18446744073709551616", "99999999999999999999",
                      "-99999999999999999999", "1000000000000000000", "9999999999999999999", "0000000000000000000001",
                      "1.5", "1e3", "1E3", "-", "", "12a", "\"12\""]
-        for text in texts {
+        // Digits read eight at a time: runs of every length up to 24, cut by a byte just outside '0'...'9' (or a
+        // letter, a dot) at every place, with a sign or none.
+        var cut: [String] = []
+        for length in 1...24 {
+            let digits = (0..<length).map { String("918273645"[String.Index(utf16Offset: $0 % 9, in: "918273645")]) }.joined()
+            for at in 0..<length {
+                for stop in ["/", ":", "?", "a", ".", " "] {
+                    let text = String(digits.prefix(at)) + stop + String(digits.dropFirst(at + 1))
+                    cut += [text, "-" + text]
+                }
+            }
+            cut += [digits, "-" + digits]
+        }
+        for text in texts + cut {
             for after in ["", ",", "}", "]", " ", "\n", ".5", "e1", "x"] {
                 let bytes = Array((text + after).utf8)
                 let fast = bytes.withUnsafeBytes { ColumnBuilder.int64Prefix($0, at: 0) }
@@ -648,5 +707,32 @@ extension WriteRecordsTests {
             try Spec(json: Self.spec).mapper.writeRecords(inFile: path, to: FileOutput(fd: fd, name: outPath), format: .arrow(.file)) { _ in throw Stop() }
         }
         #expect(try ArrowReading.read(try TestScratch.read(outPath)).rows == [["id": 1, "user": ["name": "a,b"]]])
+    }
+}
+
+/// The string-run kernel the Arrow and table writers cross strings with: both its code paths find the first quote,
+/// backslash or control byte from every start, in runs around its 32-byte steps, as a byte-by-byte search does.
+@Suite("String stop kernel")
+struct StringStopKernelTests {
+    @Test func bothCodePathsStopWhereAByteSearchStops() {
+        var rng = SplitMix64(seed: 0x5707)
+        let plain: [UInt8] = Array("abcxyz019 ,:{}[]é".utf8) + [0x7F, 0xFF, 0x80, 0x20]
+        let stops: [UInt8] = [0x22, 0x5C, 0x00, 0x09, 0x0A, 0x1F]
+        for length in [0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 100, 130] {
+            for _ in 0..<20 {
+                var bytes = (0..<length).map { _ in plain[Int(rng.next() % UInt64(plain.count))] }
+                for _ in 0..<Int(rng.next() % 3) where length > 0 {
+                    bytes[Int(rng.next() % UInt64(length))] = stops[Int(rng.next() % UInt64(stops.count))]
+                }
+                bytes.withUnsafeBufferPointer { p in
+                    let base = p.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                    for start in 0...length {
+                        let expected = bytes[start...].firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } ?? length
+                        #expect(cjsonscan_string_stop(base, start, length) == expected, "\(bytes) from \(start)")
+                        #expect(cjsonscan_string_stop_portable(base, start, length) == expected, "\(bytes) from \(start)")
+                    }
+                }
+            }
+        }
     }
 }

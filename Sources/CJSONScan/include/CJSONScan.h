@@ -45,6 +45,13 @@ int cjsonscan_avx2_wanted(int cpu_has_avx2, const char *no_avx2);
 /// (`cjsonscan_plain_prefix` and StrictJSON.swift) has checked every byte before yajl or this function sees it.
 size_t cjsonscan_skip_value(const unsigned char *p, size_t n, size_t max_depth);
 
+/// The index of the first `"`, `\\` or control byte (below 0x20) at or after `i` in `p[0..<n]`, or `n`: where a
+/// string's plain run ends. 32 bytes at a time where the CPU has AVX2.
+size_t cjsonscan_string_stop(const unsigned char *p, size_t i, size_t n);
+
+/// `cjsonscan_string_stop` without SIMD (for the tests, which hold the two to each other).
+size_t cjsonscan_string_stop_portable(const unsigned char *p, size_t i, size_t n);
+
 /// `cjsonscan_skip_value` without SIMD (what it runs where the CPU has no AVX2), for the tests and the fuzz
 /// target, which hold the two to each other.
 size_t cjsonscan_skip_value_portable(const unsigned char *p, size_t n, size_t max_depth);

@@ -265,7 +265,9 @@ enum ArrowValueCheck {
         guard let first = text.first else { return false }
         if first == UInt8(ascii: "n") { return true }  // null
         switch type {
-        case .int64: return ColumnBuilder.int64(text) != nil
+        case .int64:
+            if let (_, end) = ColumnBuilder.int64Prefix(text, at: 0), end == text.count { return true }
+            return ColumnBuilder.int64(text) != nil
         case .float64: return first != UInt8(ascii: "\"") && ColumnBuilder.double(text) != nil
         case .timestamp(let unit):
             guard first == UInt8(ascii: "\""), text.count >= 2 else { return false }

@@ -74,6 +74,11 @@ public struct ArrowRecordWriter: Sendable {
         columns = ColumnBuilder(.structure(schema.fields))
     }
 
+    /// The columns are shared by copies of this writer until one of them changes them (then it takes its own).
+    private mutating func ownColumns() {
+        if !isKnownUniquelyReferenced(&columns) { columns = columns.copy() }
+    }
+
     /// Rows appended since the last batch was written.
     public var pendingRows: Int { rows }
     /// Bytes of the records appended since the last batch was written (a batch is full at `batchBytes`).
@@ -85,6 +90,7 @@ public struct ArrowRecordWriter: Sendable {
     /// Appends one mapped record: `record` is its JSON object (compact, as the engines write it; no newline).
     /// Throws when a value does not fit its column; then the writer must not be used again.
     public mutating func append(_ record: UnsafeRawBufferPointer) throws(ArrowWriteError) {
+        ownColumns()
         try columns.appendRecord(record)
         rows += 1
         recordBytes += record.count
@@ -93,6 +99,7 @@ public struct ArrowRecordWriter: Sendable {
     /// Appends rows `range` of `rows` (records a worker made columns of: `ArrowRowsPreparer`) — the same columns
     /// as appending those records' text. Throws as `append` does; then the writer must not be used again.
     mutating func append(_ rows: ArrowRows, _ range: Range<Int>) throws(ArrowWriteError) {
+        ownColumns()
         try columns.appendRows(from: rows.columns!, range)
         self.rows += range.count
         for i in range { recordBytes += rows.lengths[i] }
@@ -129,6 +136,7 @@ public struct ArrowRecordWriter: Sendable {
         for child in columns.children { child.appendBody(to: &out, direct: direct) }
         assert(direct != nil || out.count - bodyStart == bodyBytes)  // (the layout lists what the body holds)
         written += bodyBytes
+        ownColumns()
         columns.removeAll()
         rows = 0
         recordBytes = 0
@@ -226,26 +234,36 @@ public struct ArrowRecordWriter: Sendable {
 }
 
 /// One column (or child) being filled: its validity bitmap, its values and its children, in Arrow's layout.
-struct ColumnBuilder: Sendable {
+///
+/// A class, so that a value appended to a child column is appended in place (no copy-on-write check of the
+/// children's array, or of each buffer, per value); its buffers are `ColumnData`, which it frees. One thread fills
+/// it; a finished one may be handed to another (`ArrowRows`). `ArrowRecordWriter`, a value, copies its columns
+/// (`copy()`) before changing columns another writer shares.
+final class ColumnBuilder: @unchecked Sendable {
     let type: ArrowType
     /// `type`'s case without its payload: what `append` switches on for every value (an indirect enum's case is
     /// read through its box).
     private let kind: Kind
-    private(set) var count = 0
-    private var nullCount = 0
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var nullCount = 0
     /// The validity bitmap, kept only once a null came (until then every row is valid: `validityBitmap` makes
     /// the all-set bitmap when the batch is written).
-    private var validity: [UInt8] = []
+    @exclusivity(unchecked) private var validity = ColumnData<UInt8>()
     /// Bits (bool) or UTF-8 bytes (utf8).
-    private var values: [UInt8] = []
+    @exclusivity(unchecked) private var values = ColumnData<UInt8>()
     /// int64 and timestamp values, float64 values' bit patterns, or decimal128 values (two words each, low first).
-    private var words: [UInt64] = []
+    @exclusivity(unchecked) private var words = ColumnData<UInt64>()
     /// utf8 and list: where each value starts, then where the last ends.
-    private var offsets: [Int32] = [0]
-    private(set) var children: [ColumnBuilder] = []
+    @exclusivity(unchecked) private var offsets = ColumnData<Int32>()
+    /// An escaped string's text, unescaped, before it joins `values`.
+    @exclusivity(unchecked) private var unescaped: [UInt8] = []
+    let children: [ColumnBuilder]
     /// struct: each child's key, and the keys by child (mapped records write them in this order).
     private var keys: [[UInt8]: Int] = [:]
     private var names: [[UInt8]] = []
+    /// Per child: its name has no `"` or `\\`, so a mapped record's key that is those bytes between quotes is it (no
+    /// escape can hide in it).
+    private var plainNames: [Bool] = []
 
     private enum Kind { case bool, int64, float64, utf8, jsonText, timestamp, decimal128, list, structure }
 
@@ -267,24 +285,55 @@ struct ColumnBuilder: Sendable {
         case .structure(let fields):
             children = fields.map { ColumnBuilder($0.type) }
             names = fields.map { Array($0.name.utf8) }
+            plainNames = names.map { !$0.contains(0x22) && !$0.contains(0x5C) }
             for (i, name) in names.enumerated() { keys[name] = i }
-        default: break
+        default: children = []
         }
+        offsets.append(0)
     }
 
-    mutating func removeAll() {
+    deinit {
+        validity.deallocate()
+        values.deallocate()
+        words.deallocate()
+        offsets.deallocate()
+    }
+
+    /// A column of the same rows that shares nothing with this one.
+    func copy() -> ColumnBuilder {
+        let column = ColumnBuilder(type, children: children.map { $0.copy() })
+        column.count = count
+        column.nullCount = nullCount
+        column.validity.replace(with: validity)
+        column.values.replace(with: values)
+        column.words.replace(with: words)
+        column.offsets.replace(with: offsets)
+        return column
+    }
+
+    private init(_ type: ArrowType, children: [ColumnBuilder]) {
+        let empty = ColumnBuilder(type)
+        self.type = type
+        kind = empty.kind
+        names = empty.names
+        plainNames = empty.plainNames
+        keys = empty.keys
+        self.children = children
+    }
+
+    func removeAll() {
         count = 0
         nullCount = 0
-        validity.removeAll(keepingCapacity: true)
-        values.removeAll(keepingCapacity: true)
-        words.removeAll(keepingCapacity: true)
-        offsets.removeAll(keepingCapacity: true)
+        validity.removeAll()
+        values.removeAll()
+        words.removeAll()
+        offsets.removeAll()
         offsets.append(0)
-        for i in children.indices { children[i].removeAll() }
+        for child in children { child.removeAll() }
     }
 
     /// Counts a valid row (its bit is set only where the column has had a null).
-    @inline(__always) private mutating func markValid() {
+    @inline(__always) private func markValid() {
         if nullCount > 0 {
             if count % 8 == 0 { validity.append(0) }
             validity[count / 8] |= 1 << UInt8(count % 8)
@@ -293,14 +342,14 @@ struct ColumnBuilder: Sendable {
     }
 
     /// Counts a null row; the first one makes the bitmap of the valid rows before it.
-    private mutating func markNull() {
-        if nullCount == 0 { validity = Self.allValid(count) }
+    private func markNull() {
+        if nullCount == 0 { Self.allValid(count).withUnsafeBytes { validity.append(raw: $0) } }
         if count % 8 == 0 { validity.append(0) }
         nullCount += 1
         count += 1
     }
 
-    private mutating func markValid(_ valid: Bool) {
+    private func markValid(_ valid: Bool) {
         if valid { markValid() } else { markNull() }
     }
 
@@ -311,22 +360,21 @@ struct ColumnBuilder: Sendable {
         return bits
     }
 
-    /// The validity buffer as written: the bitmap, or all set when no row is null.
-    private var validityBitmap: [UInt8] { nullCount > 0 ? validity : Self.allValid(count) }
-
-    mutating func appendNull() {
+    func appendNull() {
         markNull()
         switch kind {
         case .int64, .float64, .timestamp: words.append(0)
-        case .decimal128: words.append(contentsOf: [0, 0])
+        case .decimal128:
+            words.append(0)
+            words.append(0)
         case .bool: if (count - 1) % 8 == 0 { values.append(0) }
         case .utf8, .jsonText, .list: offsets.append(offsets[offsets.count - 1])
-        case .structure: for i in children.indices { children[i].appendNull() }
+        case .structure: for child in children { child.appendNull() }
         }
     }
 
     /// Appends a mapped record (its compact JSON object) as one row of this struct column.
-    mutating func appendRecord(_ record: UnsafeRawBufferPointer) throws(ArrowWriteError) {
+    func appendRecord(_ record: UnsafeRawBufferPointer) throws(ArrowWriteError) {
         let scanner = CompactJSONScanner(bytes: record)
         let start = scanner.skipSpace(0)
         guard start < record.count, record[start] == UInt8(ascii: "{") else {
@@ -336,7 +384,7 @@ struct ColumnBuilder: Sendable {
     }
 
     /// Appends the value at `i`; returns where it ends.
-    mutating func append(_ s: CompactJSONScanner, at i: Int) throws(ArrowWriteError) -> Int {
+    func append(_ s: CompactJSONScanner, at i: Int) throws(ArrowWriteError) -> Int {
         let b = s.bytes
         if b[i] == UInt8(ascii: "n") {  // null
             appendNull()
@@ -354,7 +402,9 @@ struct ColumnBuilder: Sendable {
             try checkRoom(raw.count)  // (unescaped text is never longer)
             if escaped {
                 markValid()
-                CompactJSONScanner.unescape(raw, appendingTo: &values)
+                unescaped.removeAll(keepingCapacity: true)
+                CompactJSONScanner.unescape(raw, appendingTo: &unescaped)
+                unescaped.withUnsafeBytes { values.append(raw: $0) }
                 offsets.append(Int32(values.count))
             } else {
                 appendUnchecked(raw)
@@ -434,9 +484,18 @@ struct ColumnBuilder: Sendable {
                 j += 1
             } else {
                 while j < b.count {
-                    let keyEnd = s.skipString(j)
-                    guard let child = child(named: UnsafeRawBufferPointer(rebasing: b[(j + 1)..<(keyEnd - 1)]), expected, s, j, keyEnd) else {
-                        throw ArrowWriteError(message: "the key \(String(decoding: b[j..<keyEnd], as: UTF8.self)) is not one of the columns (\(type))")
+                    // Mapped records write the columns' keys in order: the next one is tried where it stands, with
+                    // no scan for the key's end.
+                    var keyEnd = expectedKeyEnd(expected, at: j, in: b)
+                    let child: Int
+                    if keyEnd > 0 {
+                        child = expected
+                    } else {
+                        keyEnd = s.skipString(j)
+                        guard let named = self.child(named: UnsafeRawBufferPointer(rebasing: b[(j + 1)..<(keyEnd - 1)]), expected, s, j, keyEnd) else {
+                            throw ArrowWriteError(message: "the key \(String(decoding: b[j..<keyEnd], as: UTF8.self)) is not one of the columns (\(type))")
+                        }
+                        child = named
                     }
                     expected = child + 1
                     guard children[child].count == row else {
@@ -451,7 +510,7 @@ struct ColumnBuilder: Sendable {
                     j = s.skipSpace(j + 1)
                 }
             }
-            for c in children.indices where children[c].count == row { children[c].appendNull() }
+            for child in children where child.count == row { child.appendNull() }
             markValid()
             return j
         }
@@ -461,13 +520,13 @@ struct ColumnBuilder: Sendable {
     private func isValid(_ i: Int) -> Bool { nullCount == 0 || validity[i / 8] & (1 << UInt8(i % 8)) != 0 }
 
     /// Appends rows `range` of `other`, a column of the same type: the same buffers as appending their values.
-    mutating func appendRows(from other: ColumnBuilder, _ range: Range<Int>) throws(ArrowWriteError) {
+    func appendRows(from other: ColumnBuilder, _ range: Range<Int>) throws(ArrowWriteError) {
         guard !range.isEmpty else { return }
         switch type {
         case .int64, .float64, .timestamp:
-            words.append(contentsOf: other.words[range])
+            words.append(other.words, range)
         case .decimal128:
-            words.append(contentsOf: other.words[(2 * range.lowerBound)..<(2 * range.upperBound)])
+            words.append(other.words, (2 * range.lowerBound)..<(2 * range.upperBound))
         case .bool:
             for i in range {
                 let row = count + i - range.lowerBound
@@ -478,7 +537,7 @@ struct ColumnBuilder: Sendable {
             let start = Int(other.offsets[range.lowerBound]), end = Int(other.offsets[range.upperBound])
             try checkRoom(end - start)
             let base = Int32(values.count) - Int32(start)
-            values.append(contentsOf: other.values[start..<end])
+            values.append(other.values, start..<end)
             for i in range { offsets.append(other.offsets[i + 1] + base) }
         case .list:
             let start = Int(other.offsets[range.lowerBound]), end = Int(other.offsets[range.upperBound])
@@ -487,12 +546,23 @@ struct ColumnBuilder: Sendable {
             guard children[0].count <= Int(Int32.max) else { throw ArrowWriteError(message: "a list column holds more than 2^31 elements in one batch") }
             for i in range { offsets.append(other.offsets[i + 1] + base) }
         case .structure:
-            for c in children.indices { try children[c].appendRows(from: other.children[c], range) }
+            for (child, from) in zip(children, other.children) { try child.appendRows(from: from, range) }
         }
         if other.nullCount == 0 && nullCount == 0 {
             count += range.count
         } else {
             for i in range { markValid(other.isValid(i)) }
+        }
+    }
+
+    /// Where the key at `j` (its opening quote) ends, past its closing quote, when it is child `k`'s name; else 0.
+    @inline(__always) private func expectedKeyEnd(_ k: Int, at j: Int, in b: UnsafeRawBufferPointer) -> Int {
+        guard k < names.count, plainNames[k] else { return 0 }
+        return names[k].withUnsafeBytes { name in
+            let close = j + 1 + name.count
+            guard close < b.count, b[close] == 0x22 else { return 0 }
+            guard name.count > 0 else { return close + 1 }
+            return memcmp(name.baseAddress!, b.baseAddress! + j + 1, name.count) == 0 ? close + 1 : 0
         }
     }
 
@@ -509,7 +579,7 @@ struct ColumnBuilder: Sendable {
         return s.key(in: (start + 1)..<(end - 1)).flatMap { keys[$0] }
     }
 
-    private mutating func appendBytes(_ raw: UnsafeRawBufferPointer) throws(ArrowWriteError) {
+    private func appendBytes(_ raw: UnsafeRawBufferPointer) throws(ArrowWriteError) {
         try checkRoom(raw.count)
         appendUnchecked(raw)
     }
@@ -521,9 +591,9 @@ struct ColumnBuilder: Sendable {
         }
     }
 
-    private mutating func appendUnchecked(_ raw: UnsafeRawBufferPointer) {
+    private func appendUnchecked(_ raw: UnsafeRawBufferPointer) {
         markValid()
-        values.append(contentsOf: raw)
+        values.append(raw: raw)
         offsets.append(Int32(values.count))
     }
 
@@ -542,6 +612,11 @@ struct ColumnBuilder: Sendable {
         if negative { j += 1 }
         let first = j
         var v: UInt64 = 0
+        // Eight digits at a time while eight are there (ids are 18 or 19 digits), then one at a time.
+        while j + 8 <= b.count, let eight = eightDigits(b.loadUnaligned(fromByteOffset: j, as: UInt64.self)) {
+            v = v &* 100_000_000 &+ eight
+            j += 8
+        }
         while j < b.count {
             let d = b[j] &- UInt8(ascii: "0")
             guard d < 10 else { break }
@@ -554,6 +629,18 @@ struct ColumnBuilder: Sendable {
             guard c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == 0x20 || c == 0x0A else { return nil }
         }
         return (negative ? 0 &- v : v, j)
+    }
+
+    /// The value of eight ASCII digits (the first one the most significant), read from a little-endian word; nil
+    /// when a byte is not a digit.
+    @inline(__always) static func eightDigits(_ w: UInt64) -> UInt64? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // Each byte's high nibble is 3 and its low one at most 9 (adding 6 keeps the high nibble 3).
+        guard w & (ones &* 0xF0) == ones &* 0x30, (w &+ ones &* 0x06) & (ones &* 0xF0) == ones &* 0x30 else { return nil }
+        var d = w &- ones &* 0x30
+        d = (d &* 10 &+ (d >> 8)) & 0x00FF_00FF_00FF_00FF
+        d = (d &* 100 &+ (d >> 16)) & 0x0000_FFFF_0000_FFFF
+        return (d &* 10_000 &+ (d >> 32)) & 0xFFFF_FFFF
     }
 
     /// A JSON integer's value, if it is one that int64 holds.
@@ -618,7 +705,8 @@ struct ColumnBuilder: Sendable {
 
     /// This column's own buffers, in Arrow's order for its type.
     private func forEachBuffer(_ body: (UnsafeRawBufferPointer) -> Void) {
-        validityBitmap.withUnsafeBytes(body)
+        // The validity buffer: the bitmap, or all set when no row is null.
+        if nullCount > 0 { validity.withUnsafeBytes(body) } else { Self.allValid(count).withUnsafeBytes(body) }
         switch type {
         case .int64, .float64, .timestamp, .decimal128: words.withUnsafeBytes(body)
         case .bool: values.withUnsafeBytes(body)
@@ -628,5 +716,88 @@ struct ColumnBuilder: Sendable {
         case .list: offsets.withUnsafeBytes(body)
         case .structure: break
         }
+    }
+}
+
+/// A column buffer's values: memory from `malloc` that grows by `realloc`, appended to without the copy-on-write
+/// checks of an `Array` (an append is a test and a store). Its owner frees it (`deallocate`), and `replace(with:)`
+/// copies another's values into it; a plain copy of the struct shares the memory.
+struct ColumnData<Element: BitwiseCopyable> {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private var capacity = 16
+
+    init() {
+        base = Self.allocate(capacity)
+    }
+
+    func deallocate() { free(base) }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Element> {
+        guard let memory = malloc(capacity * MemoryLayout<Element>.stride) else {
+            fatalError("out of memory (\(capacity * MemoryLayout<Element>.stride) bytes)")
+        }
+        return memory.bindMemory(to: Element.self, capacity: capacity)
+    }
+
+    /// Room for `n` more values.
+    @inline(__always) private mutating func reserve(_ n: Int) {
+        if _slowPath(count + n > capacity) { grow(n) }
+    }
+
+    @inline(never) private mutating func grow(_ n: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < count + n { newCapacity *= 2 }
+        guard let grown = realloc(base, newCapacity * MemoryLayout<Element>.stride) else {
+            fatalError("out of memory (\(newCapacity * MemoryLayout<Element>.stride) bytes)")
+        }
+        base = grown.assumingMemoryBound(to: Element.self)
+        capacity = newCapacity
+    }
+
+    subscript(i: Int) -> Element {
+        @inline(__always) get {
+            assert(i >= 0 && i < count)
+            return base[i]
+        }
+        @inline(__always) nonmutating set {
+            assert(i >= 0 && i < count)
+            base[i] = newValue
+        }
+    }
+
+    @inline(__always) mutating func append(_ value: Element) {
+        reserve(1)
+        base[count] = value
+        count += 1
+    }
+
+    /// Appends `other`'s values `range`.
+    mutating func append(_ other: ColumnData<Element>, _ range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= other.count)
+        reserve(range.count)
+        (base + count).update(from: other.base + range.lowerBound, count: range.count)
+        count += range.count
+    }
+
+    /// Appends the values whose bytes are `raw` (whole values).
+    @inline(__always) mutating func append(raw: UnsafeRawBufferPointer) {
+        let n = raw.count / MemoryLayout<Element>.stride
+        guard n > 0 else { return }
+        reserve(n)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: raw.baseAddress!, byteCount: n * MemoryLayout<Element>.stride)
+        count += n
+    }
+
+    /// This buffer's values become `other`'s (copied).
+    mutating func replace(with other: ColumnData<Element>) {
+        count = 0
+        append(other, 0..<other.count)
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count * MemoryLayout<Element>.stride))
     }
 }

@@ -1,3 +1,4 @@
+internal import CJSONScan
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -248,24 +249,18 @@ struct CompactJSONScanner {
         return i
     }
 
-    /// The end of the string starting at `i` (its opening quote), past its closing quote. Eight bytes at a time
-    /// to the next quote or backslash (a mapped record's text is mostly long strings).
+    /// The end of the string starting at `i` (its opening quote), past its closing quote. 32 bytes at a time to the
+    /// next quote or backslash (a mapped record's text is mostly long strings).
     func skipString(_ i: Int) -> Int { stringEnd(i).end }
 
     /// ``skipString(_:)``, and whether the string holds a backslash (an escape to undo).
     func stringEnd(_ i: Int) -> (end: Int, escaped: Bool) {
         var i = i + 1
         var escaped = false
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return (bytes.count, false) }
         while i < bytes.count {
-            while i + 8 <= bytes.count {
-                let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                let found = Self.marks(w, 0x22) | Self.marks(w, 0x5C)
-                if found != 0 {
-                    i += found.trailingZeroBitCount / 8
-                    break
-                }
-                i += 8
-            }
+            // To the next quote or backslash (or control byte, which compact JSON has none of), 32 bytes at a time.
+            i = cjsonscan_string_stop(base, i, bytes.count)
             guard i < bytes.count else { break }
             switch bytes[i] {
             case 0x5C:
@@ -276,13 +271,6 @@ struct CompactJSONScanner {
             }
         }
         return (bytes.count, escaped)
-    }
-
-    /// The high bit of each byte of `w` that equals `c` (exact for the lowest one: a borrow only marks bytes above
-    /// a true match).
-    @inline(__always) static func marks(_ w: UInt64, _ c: UInt8) -> UInt64 {
-        let x = w ^ (0x0101_0101_0101_0101 &* UInt64(c))
-        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
     }
 
     /// The end of the value starting at `i`.
