@@ -268,6 +268,23 @@ value:
         i = V(skip_literal)(p, i, n, "null", 4);
         break;
     default:
+        // The usual number, an integer of 1 to 7 digits, read here from one word: its end is the first byte that
+        // is not a digit, unless that byte goes on with a fraction or an exponent (then, and for anything else,
+        // `skip_number`).
+        if ((unsigned)(p[i] - '1') < 9u && i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            uint64_t low7 = w & LOWS;
+            uint64_t other = (~(low7 + ONES * (0x80 - '0')) | (low7 + ONES * (0x80 - '9' - 1)) | w) & HIGHS;
+            if (other) {
+                size_t k = (size_t)__builtin_ctzll(other) >> 3;
+                unsigned char c = p[i + k];
+                if (c != '.' && (c | 0x20) != 'e') {
+                    i += k;
+                    goto after_value;
+                }
+            }
+        }
         i = V(skip_number)(p, i, n);
         break;
     }
