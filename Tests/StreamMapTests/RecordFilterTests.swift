@@ -170,6 +170,15 @@ struct RecordFilterTests {
         #expect(try keeps(nots, #"{"a":1}"#))  // an even number
         let chain = Array(repeating: "a == 2", count: 100_000).joined(separator: " || ") + " || a == 1"
         #expect(try keeps(chain, #"{"a":1}"#))
+        // Truth values held deeper than the 64 kept as bits: `a == 1 && (a == 2 || (a == 1 && (…)))`, whose value
+        // is its innermost test's only when every held left operand is.
+        for (innermost, kept) in [("a == 1", true), ("a == 2", false)] {
+            var nested = innermost
+            for depth in 1...200 { nested = depth % 2 == 1 ? "a == 1 && (\(nested))" : "a == 2 || (\(nested))" }
+            #expect(try keeps(nested, #"{"a":1}"#) == kept)
+            #expect(try keeps("a == 2 && (\(nested))", #"{"a":1}"#) == false)
+            #expect(try keeps("a == 1 || (\(nested))", #"{"a":1}"#) == true)
+        }
         let unclosed = String(repeating: "(!", count: n) + "a == 1"
         #expect(throws: RecordFilterSyntaxError.self) { try RecordFilter(unclosed) }
         // A literal nested deeper than 256 is refused (it would be freed by recursion).

@@ -36,6 +36,14 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         case exists
         /// Present and of this type (`integer`: no fraction, no exponent; `number` includes integers).
         case type(JSONType)
+
+        /// Whether `holds` reads the value's scalar key (`exists` and `type` read the value alone).
+        var comparesKeys: Bool {
+            switch self {
+            case .equals, .notEquals, .order, .among: true
+            case .exists, .type: false
+            }
+        }
     }
 
     /// A literal: its value, and its key when it is a scalar.
@@ -74,49 +82,81 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the record is kept, given the value at each of `paths` (by index; nil: absent). Each path's value is
-    /// asked for, and its scalar key made, at most once.
+    /// asked for at most once, and its scalar key made at most once, only for a test that compares it. Nothing is
+    /// allocated per record for a usual expression (its values on the stack, its truth values as bits).
     public func keeps(valueAt value: (Int) -> JSONValue?) -> Bool {
-        var values = [Read](repeating: .unread, count: paths.count)
-        var stack: [Bool] = []
-        stack.reserveCapacity(8)
-        for instruction in program {
-            switch instruction {
-            case .test(let path, let test):
-                let read: (value: JSONValue?, key: ScalarKey?)
-                if case .read(let v, let key) = values[path] {
-                    read = (v, key)
-                } else {
-                    let v = value(path)
-                    read = (v, v.flatMap(ScalarKey.init))
-                    values[path] = .read(read.value, read.key)
+        withUnsafeTemporaryAllocation(of: Read.self, capacity: paths.count) { values in
+            values.initialize(repeating: .unread)
+            defer { _ = values.deinitialize() }
+            var stack = TruthStack()
+            for instruction in program {
+                switch instruction {
+                case .test(let path, let test):
+                    var read: JSONValue?, key: ScalarKey?, keyed = false
+                    if case .read(let v, let k, let made) = values[path] {
+                        (read, key, keyed) = (v, k, made)
+                    } else {
+                        read = value(path)
+                    }
+                    if test.comparesKeys && !keyed {
+                        key = read.flatMap(ScalarKey.init)
+                        keyed = true
+                    }
+                    values[path] = .read(read, key, keyed: keyed)
+                    stack.push(Self.holds(test, for: read, key: key))
+                case .compute(let expression, let map):
+                    let evaluation = expression.evaluate { i in
+                        let path = map[i]
+                        if case .read(let v, _, _) = values[path] { return v }
+                        let v = value(path)
+                        values[path] = .read(v, nil, keyed: false)
+                        return v
+                    }
+                    if case .value(.bool(true)?, _) = evaluation { stack.push(true) } else { stack.push(false) }
+                case .not:
+                    stack.push(!stack.pop())
+                case .and:
+                    let right = stack.pop()
+                    let left = stack.pop()
+                    stack.push(left && right)
+                case .or:
+                    let right = stack.pop()
+                    let left = stack.pop()
+                    stack.push(left || right)
                 }
-                stack.append(Self.holds(test, for: read.value, key: read.key))
-            case .compute(let expression, let map):
-                let evaluation = expression.evaluate { i in
-                    let path = map[i]
-                    if case .read(let v, _) = values[path] { return v }
-                    let v = value(path)
-                    values[path] = .read(v, v.flatMap(ScalarKey.init))
-                    return v
-                }
-                if case .value(.bool(true)?, _) = evaluation { stack.append(true) } else { stack.append(false) }
-            case .not:
-                stack[stack.count - 1].toggle()
-            case .and:
-                let right = stack.removeLast()
-                stack[stack.count - 1] = stack[stack.count - 1] && right
-            case .or:
-                let right = stack.removeLast()
-                stack[stack.count - 1] = stack[stack.count - 1] || right
             }
+            return stack.isEmpty ? true : stack.pop()
         }
-        return stack.last ?? true
     }
 
-    /// A path's value during one evaluation: not asked for yet, or the value (nil: absent) and its scalar key.
+    /// A path's value during one evaluation: not asked for yet, or the value (nil: absent) and, once a test
+    /// compared it (`keyed`), its scalar key.
     private enum Read {
         case unread
-        case read(JSONValue?, ScalarKey?)
+        case read(JSONValue?, ScalarKey?, keyed: Bool)
+    }
+
+    /// The program's truth values: the first 64 as bits of a word, any deeper (a hostile expression's) in an array.
+    private struct TruthStack {
+        private var bits: UInt64 = 0
+        private var count = 0
+        private var deeper: [Bool] = []
+
+        var isEmpty: Bool { count == 0 }
+
+        mutating func push(_ value: Bool) {
+            if count < 64 {
+                bits = value ? bits | (1 << UInt64(count)) : bits & ~(1 << UInt64(count))
+            } else {
+                deeper.append(value)
+            }
+            count += 1
+        }
+
+        mutating func pop() -> Bool {
+            count -= 1
+            return count < 64 ? bits & (1 << UInt64(count)) != 0 : deeper.removeLast()
+        }
     }
 
     /// `key`: the value's scalar key (nil for absent values and containers).
