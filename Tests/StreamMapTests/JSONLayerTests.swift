@@ -335,4 +335,27 @@ struct JSONLayerTests {
         }
         #endif
     }
+
+    /// A string value is made from its UTF-8 as `String(validating:)` makes it, and refused exactly where that
+    /// refuses: ASCII, every length of character, and every kind of invalid sequence (overlong, surrogate, beyond
+    /// U+10FFFF, a lone continuation byte, a character cut short) at every place of strings around 64 bytes.
+    @Test func stringsAreMadeAndRefusedAsTheStandardLibraryDoes() {
+        var rng = SplitMix64(seed: 0x51_7A)
+        let pieces: [[UInt8]] = [[0x61], [0x7F], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0xEF, 0xBF, 0xBF],
+                                 [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+                                 [0xF5, 0x80, 0x80, 0x80], [0x80], [0xBF], [0xC3], [0xE2, 0x82], [0xF0, 0x9F, 0x98], [0xFF], [0x00]]
+        for length in [0, 1, 2, 7, 31, 32, 33, 63, 64, 65, 70, 130] {
+            for _ in 0..<40 {
+                var bytes: [UInt8] = []
+                while bytes.count < length {
+                    let p = pieces[Int(rng.next() % UInt64(rng.next() % 3 == 0 ? pieces.count : 6))]
+                    bytes += p
+                }
+                let expected = bytes.withUnsafeBytes { String(validating: $0, as: UTF8.self) }
+                let made = bytes.withUnsafeBytes { try? JSONTreeBuilder.makeString($0) }
+                #expect(made == expected, "\(bytes)")
+                if let made { #expect(Array(made.utf8) == bytes) }
+            }
+        }
+    }
 }

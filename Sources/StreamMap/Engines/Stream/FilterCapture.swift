@@ -30,6 +30,7 @@ final class FilterCapture {
             node.inputs.append(i)
             let sink = ValueSink(.identity)
             sink.keepsValue = true
+            sink.writesText = false  // (the filter reads the value, never its text)
             inputs.append(FieldInput(sink))
         }
         self.inputs = inputs

@@ -20,6 +20,8 @@ class ValueSink: EventConsumer {
     @exclusivity(unchecked) var kind = ResultKind.absent
     /// Keep the mapped value as a `JSONValue` (fields with several destinations need it).
     var keepsValue = false
+    /// Write the mapped value's text (a filter's capture keeps the value alone: `keepsValue` and not this).
+    var writesText = true
     @exclusivity(unchecked) var value: JSONValue?
 
     @exclusivity(unchecked) private var builder = JSONTreeBuilder()
@@ -119,7 +121,7 @@ class ValueSink: EventConsumer {
             kind = .absent
             return
         }
-        output.write(v)
+        if writesText { output.write(v) }
         kind = v.isNull ? .null : .value
         if keepsValue { value = v }
     }
