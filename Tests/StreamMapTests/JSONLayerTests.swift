@@ -336,6 +336,23 @@ struct JSONLayerTests {
         #endif
     }
 
+    /// Keys match by their UTF-8 bytes, never by Unicode's canonical equivalence: short (inline) and long strings,
+    /// equal, canonically equal, and differing in their last byte only.
+    @Test func keysMatchByBytes() {
+        let long = String(repeating: "k", count: 40)
+        let pairs: [(String, String, Bool)] = [
+            ("", "", true), ("a", "a", true), ("a", "b", false), ("\u{E9}", "e\u{301}", false), ("\u{E9}", "\u{E9}", true),
+            (long + "\u{E9}", long + "e\u{301}", false), (long + "x", long + "x", true), (long + "x", long + "y", false),
+            ("abc", "abcd", false), (String("xabc".dropFirst()), "abc", true),
+        ]
+        for (a, b, equal) in pairs {
+            #expect(bytesEqual(a, b) == equal, "\(a.debugDescription) \(b.debugDescription)")
+            var object = JSONObject()
+            object[a] = .bool(true)
+            #expect((object.position(of: b) != nil) == equal)
+        }
+    }
+
     /// A string value is made from its UTF-8 as `String(validating:)` makes it, and refused exactly where that
     /// refuses: ASCII, every length of character, and every kind of invalid sequence (overlong, surrogate, beyond
     /// U+10FFFF, a lone continuation byte, a character cut short) at every place of strings around 64 bytes.

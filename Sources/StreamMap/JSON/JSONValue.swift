@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A JSON value with its numbers kept as their exact source text.
 ///
 /// - Numbers are never converted on the way through: `12345678901234567890123`, `1E+2`, `-0` and 40-digit
@@ -163,7 +171,15 @@ struct ByteKey: Hashable, Sendable {
 /// Byte-wise string equality (Swift's `==` on `String` uses canonical equivalence, which JSON does not).
 @inline(__always)
 func bytesEqual(_ a: String, _ b: String) -> Bool {
-    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    let count = a.utf8.count
+    guard count == b.utf8.count else { return false }
+    // Native strings hold their UTF-8 contiguously: one memcmp, not a walk of two views.
+    if let equal = a.utf8.withContiguousStorageIfAvailable({ x in
+        b.utf8.withContiguousStorageIfAvailable { y in count == 0 || memcmp(x.baseAddress!, y.baseAddress!, count) == 0 }
+    }), let equal {
+        return equal
+    }
+    return a.utf8.elementsEqual(b.utf8)
 }
 
 extension JSONValue {
