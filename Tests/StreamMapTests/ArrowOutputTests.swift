@@ -308,11 +308,9 @@ struct ArrowOutputTests {
         }
     }
 
-    /// A writer is a value: a copy taken in the middle of a batch goes on alone (its columns, held by a class for
-    /// appends without copy-on-write checks per value, are copied when one of the two next changes them). Each
-    /// writes what a writer that never shared would write.
-    @Test(arguments: 0..<8) func aCopiedWriterGoesOnAlone(seed: Int) throws {
-        var rng = SplitMix64(seed: UInt64(seed) &* 0x2545_F491 &+ 11)
+    /// A generated typed case: its spec, its schema, and the text of the records the stream engine maps (checked
+    /// against the schema), in order.
+    private static func mappedTypedCase(_ rng: inout SplitMix64) throws -> (String, ArrowSchema, [[UInt8]]) {
         let (spec, records) = TypedCase.generate(&rng)
         let compiled = try Spec(json: spec)
         let schema = try ArrowSchema(mapper: compiled.mapper)
@@ -320,6 +318,15 @@ struct ArrowOutputTests {
         let lines = (feed.feed(records.joined(separator: "\n") + "\n") + feed.finish()).compactMap { r -> [UInt8]? in
             if case .mapped(let m) = r { return m.bytes } else { return nil }
         }
+        return (spec, schema, lines)
+    }
+
+    /// A writer is a value: a copy taken in the middle of a batch goes on alone (its columns, held by a class for
+    /// appends without copy-on-write checks per value, are copied when one of the two next changes them). Each
+    /// writes what a writer that never shared would write.
+    @Test(arguments: 0..<8) func aCopiedWriterGoesOnAlone(seed: Int) throws {
+        var rng = SplitMix64(seed: UInt64(seed) &* 0x2545_F491 &+ 11)
+        let (spec, schema, lines) = try Self.mappedTypedCase(&rng)
         let half = lines.count / 2
         let first = Array(lines[..<half]), rest = Array(lines[half...])
         func written(_ parts: [[UInt8]]...) throws -> [UInt8] {
@@ -359,13 +366,7 @@ struct ArrowOutputTests {
     /// rows a stop left unwritten.
     @Test(arguments: 0..<12) func columnsMadeOnWorkersWriteTheSameBytes(seed: Int) throws {
         var rng = SplitMix64(seed: UInt64(seed) &* 0x51_7CC1 &+ 3)
-        let (spec, records) = TypedCase.generate(&rng)
-        let compiled = try Spec(json: spec)
-        let schema = try ArrowSchema(mapper: compiled.mapper)
-        let feed = MappingFeed(engine: StreamEngine(mapper: schema.checking(compiled.mapper)))
-        var lines = (feed.feed(records.joined(separator: "\n") + "\n") + feed.finish()).compactMap { r -> [UInt8]? in
-            if case .mapped(let m) = r { return m.bytes } else { return nil }
-        }
+        var (spec, schema, lines) = try Self.mappedTypedCase(&rng)
         let broken = seed % 4 == 3 && !lines.isEmpty  // a record the schema does not describe, in the last batch
         if broken { lines.append(Array(#"{"no such column":1}"#.utf8)) }
         let batchRows = Int(rng.next() % 5) + 1
