@@ -246,7 +246,7 @@ final class ColumnBuilder: @unchecked Sendable {
     private let kind: Kind
     @exclusivity(unchecked) private(set) var count = 0
     @exclusivity(unchecked) private var nullCount = 0
-    /// The validity bitmap, kept only once a null came (until then every row is valid: `validityBitmap` makes
+    /// The validity bitmap, kept only once a null came (until then every row is valid: `forEachBuffer` makes
     /// the all-set bitmap when the batch is written).
     @exclusivity(unchecked) private var validity = ColumnData<UInt8>()
     /// Bits (bool) or UTF-8 bytes (utf8).
@@ -301,24 +301,20 @@ final class ColumnBuilder: @unchecked Sendable {
 
     /// A column of the same rows that shares nothing with this one.
     func copy() -> ColumnBuilder {
-        let column = ColumnBuilder(type, children: children.map { $0.copy() })
-        column.count = count
-        column.nullCount = nullCount
-        column.validity.replace(with: validity)
-        column.values.replace(with: values)
-        column.words.replace(with: words)
-        column.offsets.replace(with: offsets)
+        let column = ColumnBuilder(type)
+        column.take(self)
         return column
     }
 
-    private init(_ type: ArrowType, children: [ColumnBuilder]) {
-        let empty = ColumnBuilder(type)
-        self.type = type
-        kind = empty.kind
-        names = empty.names
-        plainNames = empty.plainNames
-        keys = empty.keys
-        self.children = children
+    /// This column's rows become `other`'s (a column of the same type), copied, its children's too.
+    private func take(_ other: ColumnBuilder) {
+        count = other.count
+        nullCount = other.nullCount
+        validity.replace(with: other.validity)
+        values.replace(with: other.values)
+        words.replace(with: other.words)
+        offsets.replace(with: other.offsets)
+        for (child, from) in zip(children, other.children) { child.take(from) }
     }
 
     func removeAll() {
