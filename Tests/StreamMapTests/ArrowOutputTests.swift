@@ -358,6 +358,17 @@ struct ArrowOutputTests {
         d.finish(into: &outD)
         #expect(try ArrowReading.read(outC).rows.count == first.count)
         #expect(try ArrowReading.read(outD).rows.count == lines.count)
+        // A writer that writes its batch while a copy still holds the same rows leaves the copy its rows.
+        var f = ArrowRecordWriter(schema: schema, format: .stream)
+        for line in first { try line.withUnsafeBytes { try f.append($0) } }
+        let g = f
+        var outF: [UInt8] = [], outG: [UInt8] = []
+        f.writeBatch(into: &outF)
+        f.finish(into: &outF)
+        var h = g
+        h.finish(into: &outG)
+        #expect(outF == (try written(first)), "spec \(spec)")
+        #expect(outG == (try written(first)), "spec \(spec)")
     }
 
     /// With `--jobs`, workers make the columns of their batches (`ArrowRowsPreparer`) and the writer copies them

@@ -136,8 +136,8 @@ public struct ArrowRecordWriter: Sendable {
         for child in columns.children { child.appendBody(to: &out, direct: direct) }
         assert(direct != nil || out.count - bodyStart == bodyBytes)  // (the layout lists what the body holds)
         written += bodyBytes
-        ownColumns()
-        columns.removeAll()
+        // Emptied in place; columns another copy of the writer still holds are left to it (not copied to be emptied).
+        if isKnownUniquelyReferenced(&columns) { columns.removeAll() } else { columns = ColumnBuilder(.structure(schema.fields)) }
         rows = 0
         recordBytes = 0
     }
