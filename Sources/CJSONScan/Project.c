@@ -55,12 +55,15 @@ int cjsonscan_projection_add_key(cjsonscan_projection *plan, int32_t node, const
         return 0;
     }
     if (length) memcpy(plan->bytes + plan->byte_count, key, length);
-    plan->keys[plan->key_count] = (plan_key){(uint32_t)plan->byte_count, (uint32_t)length, child, child < 0 && lifted, 0};
+    plan->keys[plan->key_count] = (plan_key){(uint32_t)plan->byte_count, (uint32_t)length, child, child < 0 && lifted, 0,
+                                             (uint32_t)plan->key_count};
     plan->key_node[plan->key_count] = (uint32_t)node;
     plan->byte_count += length;
     plan->key_count++;
     return 1;
 }
+
+size_t cjsonscan_projection_key_count(const cjsonscan_projection *plan) { return plan ? plan->key_count : 0; }
 
 int cjsonscan_projection_seal(cjsonscan_projection *plan) {
     if (plan->failed) return 0;

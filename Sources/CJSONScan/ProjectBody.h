@@ -102,15 +102,26 @@ static inline __attribute__((always_inline)) size_t V(write_lifted)(unsigned cha
     return o + placeholder_length;
 }
 
+/// Notes a kept member's value, `start..<end` in the record, in its key's slot.
+static inline __attribute__((always_inline)) void V(fill_slot)(cjsonscan_slot *slot, size_t start, size_t end) {
+    slot->start = start;
+    slot->length = end - start;
+    slot->count++;
+}
+
 static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
-                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count) {
+                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count,
+                            cjsonscan_slot *slots) {
     *lift_count = 0;
     if (!plan || !plan->sealed || plan->failed || plan->node_count == 0) return -1;
+    if (slots) memset(slots, 0, plan->key_count * sizeof *slots);
     struct {
         size_t depth;         // the filtered object's own nesting level
         size_t member_start;  // the key's opening quote of the member in progress when it is kept, else NONE
+        size_t value_start;   // where that member's value starts
         int32_t node;
         uint32_t emitted;     // members written so far
+        uint32_t slot;        // that member's key's slot
     } levels[PROJECT_LEVELS];
     uint64_t objects[STACK_WORDS];  // bit d % 64 of word d / 64: the container at depth d + 1 is an object
     size_t limit = max_depth < STACK_WORDS * 64 ? max_depth : STACK_WORDS * 64;
@@ -164,6 +175,7 @@ filtered_key: {
         if (k >= 0 && plan->keys[k].child >= 0 && p[i] == '{') {
             // Descend: the key as it is, then the projection of its object.
             if (depth >= limit || top + 1 >= PROJECT_LEVELS) return -1;
+            if (slots) slots[plan->keys[k].id].count++;
             if (levels[top].emitted++) out[o++] = ',';
             memcpy(out + o, p + key_start, i - key_start);
             o += i - key_start;
@@ -186,6 +198,7 @@ filtered_key: {
             // Lifted: the key as it is and an empty string in the projection; where the string is, on the side.
             size_t end = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
             if (end == 0) return -1;
+            if (slots) V(fill_slot)(&slots[plan->keys[k].id], i, end);
             o = V(write_lifted)(out, o, levels[top].emitted++, p, key_start, i, end, lifts, lift_count, "\"\"", 2);
             levels[top].member_start = PROJECT_NONE;
             i = end;
@@ -195,12 +208,17 @@ filtered_key: {
             // A number, lifted the same way: `0` in the projection.
             size_t end = V(skip_number)(p, i, n);
             if (end == 0) return -1;
+            if (slots) V(fill_slot)(&slots[plan->keys[k].id], i, end);
             o = V(write_lifted)(out, o, levels[top].emitted++, p, key_start, i, end, lifts, lift_count, "0", 1);
             levels[top].member_start = PROJECT_NONE;
             i = end;
             goto filtered_after;
         }
         levels[top].member_start = k >= 0 ? key_start : PROJECT_NONE;
+        if (k >= 0) {
+            levels[top].value_start = i;
+            levels[top].slot = plan->keys[k].id;
+        }
         goto value;
     }
 
@@ -208,6 +226,7 @@ filtered_after: {
         // A filtered object's member has its value (which ends just before `i`).
         size_t start = levels[top].member_start;
         if (start != PROJECT_NONE) {
+            if (slots) V(fill_slot)(&slots[levels[top].slot], levels[top].value_start, i);
             if (levels[top].emitted++) out[o++] = ',';
             memcpy(out + o, p + start, i - start);
             o += i - start;

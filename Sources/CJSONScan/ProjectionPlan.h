@@ -15,6 +15,7 @@ typedef struct {
     int32_t child;    // -1: the member is kept whole; else the node its object value is projected by
     int32_t lifted;   // 1: a string value of the member is lifted out of the projection (child -1 only)
     uint64_t prefix;  // its first 8 bytes, zero-padded (`plan_prefix`; set when the plan is sealed)
+    uint32_t id;      // its index in the order keys were added (its entry in `cjsonscan_project`'s slots)
 } plan_key;
 
 typedef struct {

@@ -291,13 +291,14 @@ size_t cjsonscan_next_key(const unsigned char *p, size_t n, size_t *key_length) 
 }
 
 ptrdiff_t cjsonscan_project(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
-                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count) {
-    return avx2() ? project_avx2(plan, p, n, max_depth, out, lifts, lift_capacity, lift_count)
-                  : project_portable(plan, p, n, max_depth, out, lifts, lift_capacity, lift_count);
+                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count,
+                            cjsonscan_slot *slots) {
+    return avx2() ? project_avx2(plan, p, n, max_depth, out, lifts, lift_capacity, lift_count, slots)
+                  : project_portable(plan, p, n, max_depth, out, lifts, lift_capacity, lift_count, slots);
 }
 
 ptrdiff_t cjsonscan_project_portable(const cjsonscan_projection *plan, const unsigned char *p, size_t n,
                                      size_t max_depth, unsigned char *out, cjsonscan_lift *lifts,
-                                     size_t lift_capacity, size_t *lift_count) {
-    return project_portable(plan, p, n, max_depth, out, lifts, lift_capacity, lift_count);
+                                     size_t lift_capacity, size_t *lift_count, cjsonscan_slot *slots) {
+    return project_portable(plan, p, n, max_depth, out, lifts, lift_capacity, lift_count, slots);
 }

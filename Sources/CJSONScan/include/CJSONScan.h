@@ -127,6 +127,16 @@ typedef struct {
     size_t length;
 } cjsonscan_lift;
 
+/// Where a plan key's member value is in a projected record (see `cjsonscan_project`).
+typedef struct {
+    size_t start;
+    size_t length;
+    size_t count;
+} cjsonscan_slot;
+
+/// The number of keys added to `plan` (the entries `cjsonscan_project` writes to its `slots`).
+size_t cjsonscan_projection_key_count(const cjsonscan_projection *plan);
+
 /// The record projector. `p[0..<n]` is one record whose bytes the strict scanner has accepted. When yajl 2.1
 /// (with StreamMap's flags) would accept it whole — one object, optional whitespace around it, nesting at most
 /// `max_depth` levels (never more than 4096) — writes to `out` the record with only the members `plan` keeps, in
@@ -138,12 +148,19 @@ typedef struct {
 /// otherwise: any syntax error (what `cjsonscan_skip_value` checks), a root that is not an object, a key written
 /// with an escape in an object the plan filters, nesting deeper than the limits, or filtered objects nested more
 /// than 64 deep — the caller then parses the record as before.
+///
+/// With `slots` (room for `cjsonscan_projection_key_count` entries; NULL: none are written), each key of the plan
+/// says where its member's value is in the record, by the key's index in the order keys were added: `count`, how
+/// many times the key's member was met (0: never; a key that leads to a node counts the objects it descended into
+/// too), and for the last member met whose value was not an object projected by the key's node, the value's
+/// `start` and `length` in the record (`length` 0: there was none). Only an accepted record's slots mean anything.
 ptrdiff_t cjsonscan_project(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
-                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count);
+                            unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count,
+                            cjsonscan_slot *slots);
 /// `cjsonscan_project` without SIMD, for the tests and the fuzz target.
 ptrdiff_t cjsonscan_project_portable(const cjsonscan_projection *plan, const unsigned char *p, size_t n,
                                      size_t max_depth, unsigned char *out, cjsonscan_lift *lifts,
-                                     size_t lift_capacity, size_t *lift_count);
+                                     size_t lift_capacity, size_t *lift_count, cjsonscan_slot *slots);
 /// The canonical text of one string value, `p[0..<n]` from its opening to its closing quote, that the strict
 /// scanner and the skipper have accepted: what `cjsonscan_canonical_copy` writes for it (and JSONWriter for its
 /// decoded text). `out` needs room for `n + 32` bytes. Returns its length, or -1 when the bytes are not one string.

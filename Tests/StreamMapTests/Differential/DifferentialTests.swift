@@ -23,6 +23,26 @@ func makeStreamEngine(_ mapper: Mapper) -> any RecordEngine {
     StreamEngine(mapper: mapper)
 }
 
+/// The stream engine, counting the records it wrote straight from a projection's slots (`ProjectedFields`) into
+/// `tally`, so that a differential run can say how much of it went that way.
+struct TallyingStreamEngine: RecordEngine {
+    final class Tally { var projectedFields = 0 }
+    var engine: StreamEngine
+    let tally: Tally
+    private mutating func counting(_ body: (inout StreamEngine) -> RecordOutcome) -> RecordOutcome {
+        let before = engine.projectedFieldRecords
+        let outcome = body(&engine)
+        tally.projectedFields += engine.projectedFieldRecords - before
+        return outcome
+    }
+    mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {
+        counting { $0.map(record: record, into: &writer) }
+    }
+    mutating func beginRecord() { engine.beginRecord() }
+    mutating func continueRecord(_ part: UnsafeRawBufferPointer) { engine.continueRecord(part) }
+    mutating func endRecord(into writer: inout JSONWriter) -> RecordOutcome { counting { $0.endRecord(into: &writer) } }
+}
+
 // MARK: - Cases
 
 /// Where a generated case comes from, for reports and replay.
@@ -445,6 +465,7 @@ struct DifferentialTests {
         /// Records of cases with an explode, by what they became: no record, one, several, rejected by the explode.
         var explodeOutcomes = [0, 0, 0, 0]
         var explodedCases = 0
+        let tally = TallyingStreamEngine.Tally()
         for i in 0..<count {
             let seed = SplitMix64.derive(Self.baseSeed, UInt64(i))
             let c: GeneratedCase
@@ -483,7 +504,7 @@ struct DifferentialTests {
                 }
             }
             let n = compare(mapper: c.mapper, records: c.records,
-                            makeCandidate: { StreamEngine(mapper: $0, filter: c.filter, explode: c.explode) },
+                            makeCandidate: { TallyingStreamEngine(engine: StreamEngine(mapper: $0, filter: c.filter, explode: c.explode), tally: tally) },
                             context: c.context, pieces: seed, reportLimit: max(remainingReports, 0), filter: c.filter, explode: c.explode)
             mismatches += n
             remainingReports -= n
@@ -495,8 +516,11 @@ struct DifferentialTests {
             \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); \
             \(covered.count) mapper kinds covered; \(filteredCases) cases with a where: \(filterOutcomes[0]) valid records \
             filtered, \(filterOutcomes[1]) kept; \(explodedCases) cases with an explode: records to none \(explodeOutcomes[0]), \
-            to one \(explodeOutcomes[1]), to several \(explodeOutcomes[2]), rejected as no array \(explodeOutcomes[3])
+            to one \(explodeOutcomes[1]), to several \(explodeOutcomes[2]), rejected as no array \(explodeOutcomes[3]); \
+            \(tally.projectedFields) records written straight from their projections
             """)
+        // The fields written straight from a projection must meet the generated cases too.
+        #expect(tally.projectedFields * 50 >= records, "too few records written straight from their projections: \(tally.projectedFields) of \(records)")
         // Random explodes must meet every case: no element, one, several, a value that is no array.
         #expect(explodedCases * 5 >= count, "too few cases with an explode: \(explodedCases) of \(count)")
         for (i, what) in ["none", "one", "several", "no array"].enumerated() {

@@ -111,13 +111,6 @@ final class ObjectSink: ValueSink {
         }
     }
 
-    /// A node of the destination tree: a key (pre-escaped, with its colon) and either a slot or children.
-    struct DestinationNode {
-        let keyBytes: [UInt8]
-        var slot: Int?
-        var children: [Int] = []
-    }
-
     private let fields: [FieldPlan]
     /// Per field, for the assembly at the end of each object without reference counting (`fields` keeps them
     /// alive): the input of a field with one source (nil for several), the sink whose result it writes, and its
@@ -135,25 +128,11 @@ final class ObjectSink: ValueSink {
     private let passThroughRef: ConsumerRef?
     private let keepUnmapped: Bool
     private let passThroughSink: ValueSink?
-    private let nodes: [DestinationNode]
+    /// The fields' destinations, and the object's text around the filled ones.
+    private let destinations: DestinationTree
     /// Per record: whether a slot has a value, and where its bytes are.
     @exclusivity(unchecked) private var slotFilled: [Bool]
     private let slotSource: [(field: Int, part: Int?)]
-    /// What `writeObject` writes for a set of filled slots (a bit mask, for up to 64 slots): `{`, keys and slots
-    /// in the tree's order, without the closing brace. Computed the first time a set is seen; records of one
-    /// source mostly fill one of a few sets.
-    @exclusivity(unchecked) private var layouts: [(filled: UInt64, layout: Layout)] = []
-    private static let layoutCacheLimit = 32
-
-    /// An object's text around its slots: `text[start..<piece.end]`, then the slot's value (none when -1), for
-    /// each piece in turn, `start` being the previous piece's end.
-    struct Layout {
-        var text: [UInt8] = []
-        var pieces: [(end: Int, slot: Int)] = []
-    }
-    @exclusivity(unchecked) private var opened: [Bool]
-    @exclusivity(unchecked) private var order: [[Int]]
-    private let slotPaths: [[Int]]
 
     // Per-object streaming state.
     @exclusivity(unchecked) private var current: ConsumerRef?
@@ -190,9 +169,7 @@ final class ObjectSink: ValueSink {
 
         var plans: [FieldPlan] = []
         var inputs: [FieldInput] = []
-        var nodes = [DestinationNode(keyBytes: [], slot: nil)]
-        /// Per destination node, its children by key text (a linear search made many fields quadratic).
-        var childOfKey: [[[UInt8]: Int]] = [[:]]
+        let destinations = DestinationTree()
         var slotSource: [(field: Int, part: Int?)] = []
         for (fi, field) in mapping.fields.enumerated() {
             let single = field.computed == nil && field.sources.count == 1 && field.destinations.count == 1
@@ -215,25 +192,8 @@ final class ObjectSink: ValueSink {
             }
             var slots: [Int] = []
             for (pi, destination) in field.destinations.enumerated() {
-                let slot = slotSource.count
                 slotSource.append((fi, field.destinations.count == 1 ? nil : pi))
-                slots.append(slot)
-                var node = 0
-                for (si, step) in destination.steps.enumerated() {
-                    var w = JSONWriter()
-                    w.writeString(step)
-                    w.writeRaw(UInt8(ascii: ":"))
-                    if let existing = childOfKey[node][w.bytes] {
-                        node = existing
-                    } else {
-                        nodes.append(DestinationNode(keyBytes: w.bytes, slot: nil))
-                        childOfKey.append([:])
-                        nodes[node].children.append(nodes.count - 1)
-                        childOfKey[node][w.bytes] = nodes.count - 1
-                        node = nodes.count - 1
-                    }
-                    if si == destination.steps.count - 1 { nodes[node].slot = slot }
-                }
+                slots.append(destinations.addSlot(destination.steps))
             }
             plans.append(FieldPlan(
                 field: field, result: resultSink,
@@ -259,12 +219,9 @@ final class ObjectSink: ValueSink {
         fieldInputs = plans.map { $0.computed == nil && $0.sources.count == 1 ? .passUnretained($0.sources[0].input) : nil }
         fieldResults = plans.map { .passUnretained($0.result) }
         fieldSlots = plans.map { $0.slots.count == 1 ? $0.slots[0] : -1 }
-        self.nodes = nodes
+        self.destinations = destinations
         self.slotSource = slotSource
         self.slotFilled = Array(repeating: false, count: slotSource.count)
-        self.opened = Array(repeating: false, count: nodes.count)
-        self.slotPaths = Self.slotPaths(nodes: nodes, slotCount: slotSource.count)
-        self.order = Array(repeating: [], count: nodes.count)
         var keyStyle: KeyStyle? = nil
         var collisions = KeyCollisions.fail
         switch mapping.unmapped {
@@ -450,41 +407,15 @@ final class ObjectSink: ValueSink {
 
     private func writeObject() {
         let anyFilled = slotFilled.contains(true)
-        if let i = cachedLayout() {
-            writeLayout(layouts[i].layout)
-        } else {
-            // More than 64 slots, or more sets of filled slots than the cache holds: laid out for this record.
-            writeLayout(computeLayout())
+        destinations.withLayout(filled: slotFilled) { layout in
+            layout.write(to: &output) { slot, output in writeSlot(slot, to: &output) }
         }
         var count = anyFilled ? 1 : 0
         if keepUnmapped { passThrough.write(to: &output, count: &count) }
         output.writeRaw(UInt8(ascii: "}"))
     }
 
-    /// The index in `layouts` of the layout for the slots now filled (computed and kept the first time, while
-    /// there is room).
-    private func cachedLayout() -> Int? {
-        guard slotFilled.count <= 64 else { return nil }
-        var filled: UInt64 = 0
-        for (slot, f) in slotFilled.enumerated() where f { filled |= 1 << UInt64(slot) }
-        if let i = layouts.firstIndex(where: { $0.filled == filled }) { return i }
-        guard layouts.count < Self.layoutCacheLimit else { return nil }
-        layouts.append((filled, computeLayout()))
-        return layouts.count - 1
-    }
-
-    private func writeLayout(_ layout: Layout) {
-        layout.text.withUnsafeBytes { text in
-            var start = 0
-            for piece in layout.pieces {
-                output.append(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
-                start = piece.end
-                if piece.slot >= 0 { writeSlot(piece.slot) }
-            }
-        }
-    }
-
-    private func writeSlot(_ slot: Int) {
+    private func writeSlot(_ slot: Int, to output: inout ByteBuffer) {
         let source = slotSource[slot]
         if let part = source.part {
             fields[source.field].parts[part].bytes.withUnsafeBytes { output.append($0) }
@@ -492,63 +423,6 @@ final class ObjectSink: ValueSink {
             // A field of one destination fills one slot: its result is written once, then cleared at the next value.
             fieldResults[source.field]._withUnsafeGuaranteedRef { r in output.appendReleasing(r.output.bytes) }
         }
-    }
-
-    /// The object's text for the slots now filled, as pieces: `{`, then keys and slots. Destinations appear in the
-    /// order their first filled slot comes in the spec (as the tree inserts them).
-    private func computeLayout() -> Layout {
-        for n in nodes.indices {
-            opened[n] = false
-            order[n].removeAll(keepingCapacity: true)
-        }
-        for slot in slotFilled.indices where slotFilled[slot] { open(slot) }
-        var layout = Layout(text: [UInt8(ascii: "{")])
-        func visit(_ node: Int) {
-            for (i, child) in order[node].enumerated() {
-                if i > 0 { layout.text.append(UInt8(ascii: ",")) }
-                layout.text += nodes[child].keyBytes
-                if let slot = nodes[child].slot {
-                    layout.pieces.append((layout.text.count, slot))
-                } else {
-                    layout.text.append(UInt8(ascii: "{"))
-                    visit(child)
-                    layout.text.append(UInt8(ascii: "}"))
-                }
-            }
-        }
-        visit(0)
-        layout.pieces.append((layout.text.count, -1))
-        return layout
-    }
-
-    /// Opens the path of a slot, top down, so that each node takes its place the first time it is needed.
-    private func open(_ slot: Int) {
-        var parent = 0
-        for n in slotPaths[slot] {
-            if !opened[n] {
-                opened[n] = true
-                order[parent].append(n)
-            }
-            parent = n
-        }
-    }
-
-    /// For each slot, the destination nodes from the top down to the slot's own node.
-    static func slotPaths(nodes: [DestinationNode], slotCount: Int) -> [[Int]] {
-        var parent = [Int?](repeating: nil, count: nodes.count)
-        for (i, n) in nodes.enumerated() where i != 0 { for c in n.children { parent[c] = i } }
-        var paths = [[Int]](repeating: [], count: slotCount)
-        for (i, n) in nodes.enumerated() {
-            guard let slot = n.slot else { continue }
-            var path: [Int] = []
-            var node: Int? = i
-            while let x = node {
-                path.append(x)
-                node = parent[x]
-            }
-            paths[slot] = path.reversed()
-        }
-        return paths
     }
 }
 

@@ -55,13 +55,42 @@ final class RecordProjector {
             return nil
         }
         let root = nodes.dropFirst().reduce(first) { builder.union($0, $1) }
-        guard builder.emit(root, into: plan), cjsonscan_projection_seal(plan) != 0 else {
+        var keys: [ProjectionKey] = []
+        guard builder.emit(root, into: plan, keys: &keys), cjsonscan_projection_seal(plan) != 0 else {
             cjsonscan_projection_free(plan)
             builder.withdrawLifts()
             return nil
         }
         self.plan = plan
+        self.keys = keys
+        var slotOfKey: [Int32: [[UInt8]: Int]] = [:]
+        for (slot, key) in keys.enumerated() where slotOfKey[key.node]?[key.key] == nil {
+            slotOfKey[key.node, default: [:]][key.key] = slot  // (the first of a node's entries for a key stands, as in the kernel)
+        }
+        self.slotOfKey = slotOfKey
         text = ByteBuffer(capacity: 1 << 12)
+    }
+
+    /// The plan's keys, in the kernel's order (their slots' order), and the slot of each node's keys.
+    private let keys: [ProjectionKey]
+    private let slotOfKey: [Int32: [[UInt8]: Int]]
+    /// How many slots `project(_:maximumDepth:portable:slots:)` writes.
+    var slotCount: Int { keys.count }
+
+    /// The slots of a path of keys from the record down: those of the objects on the way (each a key whose object
+    /// the plan projects) and the last key's, whose value the plan keeps whole; nil when the plan does not read
+    /// the path that way.
+    func slots(along path: [[UInt8]]) -> (objects: [Int], value: Int)? {
+        var node: Int32 = 0
+        var objects: [Int] = []
+        for (i, step) in path.enumerated() {
+            guard let slot = slotOfKey[node]?[step] else { return nil }
+            if i == path.count - 1 { return keys[slot].child < 0 ? (objects, slot) : nil }
+            guard keys[slot].child >= 0 else { return nil }
+            objects.append(slot)
+            node = keys[slot].child
+        }
+        return nil
     }
 
     /// The projector of `root`'s records, or nil when `root` reads every member of a record (nothing to drop).
@@ -74,7 +103,12 @@ final class RecordProjector {
 
     /// The projection of `record`, valid until the next call, with its lifted strings in `lifts` (active until
     /// `lifts.end()`); nil when the record is to be parsed whole.
-    func project(_ record: UnsafeRawBufferPointer, maximumDepth: Int, portable: Bool = false) -> UnsafeRawBufferPointer? {
+    /// With `slots` (room for `slotCount`), where the values of the plan's keys are in the record
+    /// (`cjsonscan_slot`).
+    func project(
+        _ record: UnsafeRawBufferPointer, maximumDepth: Int, portable: Bool = false,
+        slots: UnsafeMutablePointer<cjsonscan_slot>? = nil
+    ) -> UnsafeRawBufferPointer? {
         guard enabled, let p = record.baseAddress?.assumingMemoryBound(to: UInt8.self), record.count > 0,
               record.count <= Self.maximumRecordBytes, maximumDepth > 0 else { return nil }
         // (No strict scan first: the kernel checks what the strict scanner checks, UTF-8 included.)
@@ -82,8 +116,8 @@ final class RecordProjector {
         text.reserve(record.count + 64)
         var lifted = 0
         let count = portable
-            ? cjsonscan_project_portable(plan, p, record.count, maximumDepth, text.base, lifts.entries, lifts.capacity, &lifted)
-            : cjsonscan_project(plan, p, record.count, maximumDepth, text.base, lifts.entries, lifts.capacity, &lifted)
+            ? cjsonscan_project_portable(plan, p, record.count, maximumDepth, text.base, lifts.entries, lifts.capacity, &lifted, slots)
+            : cjsonscan_project(plan, p, record.count, maximumDepth, text.base, lifts.entries, lifts.capacity, &lifted, slots)
         guard count >= 0 else { return nil }
         lifts.begin(record: UnsafeRawPointer(p), projection: UnsafeRawPointer(text.base), count: lifted)
         projections &+= 1
@@ -158,7 +192,11 @@ final class LiftedStrings {
 
     /// The event of a lifted value: a number's lexeme; a string's (`raw`, quotes included) bytes as they are when
     /// it has no escapes, else decoded as yajl decodes them.
-    func event(_ raw: UnsafeRawBufferPointer) -> JSONEvent {
+    func event(_ raw: UnsafeRawBufferPointer) -> JSONEvent { Self.event(raw, decodingInto: &decoded) }
+
+    /// The event of a validated scalar's text `raw` other than a literal: a number's lexeme; a string's bytes as
+    /// they are when it has no escapes, else decoded into `decoded` as yajl decodes them (valid until its next use).
+    static func event(_ raw: UnsafeRawBufferPointer, decodingInto decoded: inout ByteBuffer) -> JSONEvent {
         guard raw.first == 0x22 else { return .number(raw) }
         let body = UnsafeRawBufferPointer(rebasing: raw[1..<raw.count - 1])
         guard let p = body.baseAddress, memchr(p, 0x5C, body.count) != nil else { return .string(body, verbatim: true) }
@@ -167,6 +205,13 @@ final class LiftedStrings {
         let n = cjsonscan_decode_string(p.assumingMemoryBound(to: UInt8.self), body.count, decoded.base)
         return .string(UnsafeRawBufferPointer(start: decoded.base, count: n), verbatim: false)
     }
+}
+
+/// A key of a kernel's plan: its node, its bytes, and the node its object value is projected by (-1: kept whole).
+struct ProjectionKey {
+    let node: Int32
+    let key: [UInt8]
+    let child: Int32
 }
 
 /// Collects the consumers' answers (`EventConsumer.projectionNode`) as a tree of nodes, which `RecordProjector`
@@ -248,6 +293,12 @@ struct ProjectionBuilder {
     /// Writes `node` and the nodes under it into `plan`, `node` first (the kernel starts at node 0); false when the
     /// plan is full. (A work list, not recursion: a spec's paths may be deep.)
     fileprivate func emit(_ node: Int32, into plan: OpaquePointer) -> Bool {
+        var keys: [ProjectionKey] = []
+        return emit(node, into: plan, keys: &keys)
+    }
+
+    /// `emit`, listing the keys as the kernel numbers them.
+    fileprivate func emit(_ node: Int32, into plan: OpaquePointer, keys: inout [ProjectionKey]) -> Bool {
         let first = cjsonscan_projection_add_node(plan)
         guard first >= 0 else { return false }
         var work = [(node: node, id: first)]
@@ -266,6 +317,7 @@ struct ProjectionBuilder {
                     cjsonscan_projection_add_key(plan, id, $0.baseAddress, $0.count, child, member.lifted ? 1 : 0)
                 }
                 guard added != 0 else { return false }
+                keys.append(ProjectionKey(node: id, key: member.key, child: child))
             }
         }
         return true
@@ -335,8 +387,8 @@ struct ProjectionBuilder {
         let count = out.withUnsafeMutableBufferPointer { o in
             lifts.withUnsafeMutableBufferPointer { l in
                 portable
-                    ? cjsonscan_project_portable(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted)
-                    : cjsonscan_project(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted)
+                    ? cjsonscan_project_portable(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted, nil)
+                    : cjsonscan_project(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted, nil)
             }
         }
         guard count >= 0 else { return nil }

@@ -68,6 +68,8 @@ public struct StreamEngine: RecordEngine {
     /// Records whose projection was replayed to the consumers without yajl (`YajlParserBase.feedScanned`), for the
     /// tests.
     var replayedProjections: Int { plan?.replayedProjections ?? 0 }
+    /// Records whose fields were written straight from the projection (`ProjectedFields`).
+    var projectedFieldRecords: Int { plan?.projectedFields?.written ?? 0 }
     /// Whether the filter and the mapping read one projection of each record, for the tests.
     var filterSharesProjection: Bool { plan?.sharesProjection ?? false }
 
@@ -102,7 +104,8 @@ public struct StreamEngine: RecordEngine {
         /// The projection the filter read, when the mapping reads the same one.
         var shared: UnsafeRawBufferPointer?
         if let capture = plan.capture {
-            let projected = plan.filterProjector?.project(record, maximumDepth: parserOptions.maximumDepth)
+            let projected = plan.filterProjector?.project(
+                record, maximumDepth: parserOptions.maximumDepth, slots: plan.sharesProjection ? plan.projectedFields?.slots : nil)
             let filterReads = projected.map { plan.filterReprojector?.project($0, maximumDepth: parserOptions.maximumDepth) ?? $0 }
             if let dropped = filterDrops(record, projected: filterReads, plan: plan, capture: capture) {
                 plan.filterProjector?.lifts.end()
@@ -135,9 +138,12 @@ public struct StreamEngine: RecordEngine {
             }
         }
         if let projector = plan.projector,
-           let projected = shared ?? (plan.sharesProjection ? nil : projector.project(record, maximumDepth: parserOptions.maximumDepth)) {
-            // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
+           let projected = shared ?? (plan.sharesProjection ? nil : projector.project(
+               record, maximumDepth: parserOptions.maximumDepth, slots: plan.projectedFields?.slots)) {
             defer { projector.lifts.end() }
+            // The fields written straight from where the projector found their values, when it can be done so.
+            if let fields = plan.projectedFields, fields.write(record, into: &writer) { return .mapped(warnings: []) }
+            // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
             let parser = plan.wholeRecordParser(options: parserOptions)
             do {
                 try parser.feedScanned(projected)
@@ -314,6 +320,8 @@ final class CompiledPlan {
     let projector: RecordProjector?
     /// The same for the filter's parse of its own (`capture`): what yajl parses of each record for the filter.
     let filterProjector: RecordProjector?
+    /// Set when the mapping's fields are written straight from the values the projector found (`ProjectedFields`).
+    let projectedFields: ProjectedFields?
     /// The filter and the mapping read the same projection (`projector` is `filterProjector`, which keeps what
     /// either reads, strings lifted out for the mapping only): one pass over the record for both.
     let sharesProjection: Bool
@@ -355,6 +363,7 @@ final class CompiledPlan {
             filterProjector = projector == nil ? capture.flatMap { RecordProjector(root: $0.consumer) } : nil
             (sharesProjection, filterReprojector) = (false, nil)
         }
+        projectedFields = mutations.none && root is ObjectSink ? projector.flatMap { ProjectedFields(mapper, projector: $0) } : nil
     }
 
     /// Records the whole-record parser replayed (`YajlParserBase.replays`), both parsers counted.

@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+internal import CJSONScan
+
+/// An object mapping whose fields each read one scalar at a path of keys and write it at one destination, mapped
+/// straight from where the projector found the values (`cjsonscan_slot`) — no events replayed, no sinks called.
+///
+/// It writes only what it is sure of, with the sinks' own routines: a string or number that passes its field's
+/// type check copied as `CopySink` copies it, a date turned into an epoch number as `DateNumberSink` turns it,
+/// any other scalar mapped by the field's `Mapper.map` (what the base sink does), and an absent value, `null`,
+/// `true` and `false` as the field's mapper maps them (worked out once: spec mappers are deterministic). A
+/// record in which anything else comes — an error or a warning of any field, an object or array where a field
+/// reads, a key met twice, an object on a path that is not one — is declined, and the engine maps it the usual
+/// way, so its result and its errors are the sinks' by construction. The object is laid out by the same
+/// `DestinationTree` as `ObjectSink`'s. (The differential tests hold the two ways to each other.)
+final class ProjectedFields {
+    /// What a field does with a string or a number.
+    private enum Rule {
+        /// Copies a value whose type is in the set (nil: any), as `CopySink` does.
+        case copy(JSONTypeSet?)
+        /// `thread(stringToDate, dateToNumber)` on a string, as `DateNumberSink` does (the formats: `dates[i]`).
+        case dateNumber(Int, EpochUnit)
+        /// The field's mapper on the value (`Mapper.map`, as the base sink maps a scalar).
+        case map
+    }
+
+    /// What a field's mapper makes of a value known in advance (absent, `null`, `true`, `false`): nothing, the
+    /// text `fixedTexts[start..<start + length]`, or an error or a warning (then the record is declined).
+    private enum Fixed {
+        case omit
+        case text(start: Int, length: Int)
+        case decline
+    }
+
+    /// A field, as plain values (read per record without reference counting).
+    private struct Field {
+        let rule: Rule
+        /// The slot of the value it reads.
+        let slot: Int
+        let absent: Fixed, null: Fixed, isTrue: Fixed, isFalse: Fixed
+    }
+
+    /// A field's value for the record in progress: where its text is when the layout writes it.
+    private enum Source: UInt8 { case omitted, record, canonicalString, scratch }
+    private struct Value {
+        var source = Source.omitted
+        var start = 0
+        var length = 0
+    }
+
+    private let fields: UnsafeMutablePointer<Field>
+    private let fieldCount: Int
+    /// Per field, its mapper (for `Rule.map`); the date formats of the `dateNumber` rules; the fixed results' texts.
+    private let mappers: [Mapper]
+    private let dates: [[DateSyntax]]
+    private let fixedTexts: [UInt8]
+    /// The slots of the objects on the fields' paths (each must be one object or absent).
+    private let objectSlots: [Int]
+    private let destinations = DestinationTree()
+    /// Where the projector writes the slots of a record.
+    let slots: UnsafeMutablePointer<cjsonscan_slot>
+    private let slotCount: Int
+    @exclusivity(unchecked) private var values: UnsafeMutablePointer<Value>
+    /// Texts made for the record in progress (mapped values, dates, fixed results), and the record's text.
+    @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
+    @exclusivity(unchecked) private var output = ByteBuffer(capacity: 1024)
+    @exclusivity(unchecked) private var decoded = ByteBuffer(capacity: 256)
+    /// Records written this way (the tests check that the engine takes this path).
+    @exclusivity(unchecked) private(set) var written = 0
+
+    /// Nil unless `mapper` is an object mapping of such fields (at most 64, keys only on their paths) whose paths
+    /// `projector` reads to the values.
+    init?(_ mapper: Mapper, projector: RecordProjector) {
+        guard case .object(let mapping) = mapper.kind, case .drop = mapping.unmapped, mapping.fields.count <= 64
+        else { return nil }
+        let destinationPaths = mapping.fields.flatMap { $0.destinations.map(\.steps) }
+        guard !KeyPath.earlierOverlaps(destinationPaths).contains(where: { $0 != nil }) else { return nil }
+        var fields: [Field] = []
+        var objectSlots: Set<Int> = []
+        var dates: [[DateSyntax]] = []
+        var fixedTexts: [UInt8] = []
+        func fixed(_ result: MapResult) -> Fixed {
+            guard result.errors.isEmpty else { return .decline }
+            guard let value = result.value else { return .omit }
+            var w = JSONWriter()
+            w.write(value)
+            fixedTexts += w.bytes
+            return .text(start: fixedTexts.count - w.bytes.count, length: w.bytes.count)
+        }
+        for field in mapping.fields {
+            guard field.computed == nil, field.sources.count == 1, field.destinations.count == 1,
+                  field.mapper.isDeterministic
+            else { return nil }
+            let steps = field.sources[0].steps
+            guard !steps.isEmpty, !steps.dropFirst().contains(where: { KeyPath.arrayIndex($0) != nil }),
+                  let (objects, slot) = projector.slots(along: steps.map { Array($0.utf8) })
+            else { return nil }
+            objectSlots.formUnion(objects)
+            let m = field.mapper
+            fields.append(Field(
+                rule: Self.rule(m, dates: &dates), slot: slot,
+                absent: fixed(m.map(nil)), null: fixed(m.map(.null)),
+                isTrue: fixed(m.map(.bool(true))), isFalse: fixed(m.map(.bool(false)))))
+            _ = destinations.addSlot(field.destinations[0].steps)
+        }
+        self.fields = .allocate(capacity: max(fields.count, 1))
+        self.fields.initialize(from: fields, count: fields.count)
+        fieldCount = fields.count
+        mappers = mapping.fields.map(\.mapper)
+        self.dates = dates
+        self.fixedTexts = fixedTexts
+        self.objectSlots = objectSlots.sorted()
+        slotCount = max(projector.slotCount, 1)
+        slots = .allocate(capacity: slotCount)
+        slots.initialize(repeating: cjsonscan_slot(), count: slotCount)
+        values = .allocate(capacity: max(fields.count, 1))
+        values.initialize(repeating: Value(), count: max(fields.count, 1))
+    }
+
+    deinit {
+        fields.deallocate()
+        slots.deallocate()
+        values.deallocate()
+        scratch.deallocate()
+        output.deallocate()
+        decoded.deallocate()
+    }
+
+    /// A non-null string or number goes through the field's wrappers (`notNull`, `policy`, `nonFatal`) unchanged
+    /// when the mapper inside maps it without an error: the rule is that mapper's.
+    private static func rule(_ mapper: Mapper, dates: inout [[DateSyntax]]) -> Rule {
+        var inner = mapper
+        while true {
+            switch inner.kind {
+            case .notNull(let m), .policy(let m, _), .nonFatal(let m, _, _): inner = m
+            case .identity: return .copy(nil)
+            case .check(let types): return .copy(types)
+            case .thread(let stages):
+                guard let (formats, unit) = Mapper.dateToNumberStages(stages) else { return .map }
+                dates.append(formats)
+                return .dateNumber(dates.count - 1, unit)
+            default: return .map
+            }
+        }
+    }
+
+    /// Writes the mapped record (the projection of which just filled `slots`) and returns true, or returns false
+    /// with nothing written when the record must be mapped the usual way.
+    func write(_ record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> Bool {
+        for s in objectSlots {
+            let slot = slots[s]
+            if slot.count > 1 || (slot.count == 1 && slot.length != 0) { return false }
+        }
+        scratch.reset(keeping: 1 << 20)
+        var filled: UInt64 = 0
+        for f in 0..<fieldCount {
+            let slot = slots[fields[f].slot]
+            let fixed: Fixed
+            if slot.count == 0 {
+                fixed = fields[f].absent
+            } else if slot.count > 1 {
+                return false
+            } else {
+                let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
+                switch raw[0] {
+                case UInt8(ascii: "n"): fixed = fields[f].null
+                case UInt8(ascii: "t"): fixed = fields[f].isTrue
+                case UInt8(ascii: "f"): fixed = fields[f].isFalse
+                case UInt8(ascii: "{"), UInt8(ascii: "["): return false
+                default:
+                    guard let value = scalar(raw, at: slot.start, field: f) else { return false }
+                    if value.source != .omitted { filled |= 1 << UInt64(f) }
+                    values[f] = value
+                    continue
+                }
+            }
+            switch fixed {
+            case .decline: return false
+            case .omit: values[f] = Value()
+            case .text(let start, let length):
+                let at = scratch.count
+                fixedTexts.withUnsafeBytes { scratch.append(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+                values[f] = Value(source: .scratch, start: at, length: length)
+                filled |= 1 << UInt64(f)
+            }
+        }
+        output.reset(keeping: 1 << 20)
+        var declined = false
+        destinations.withLayout(mask: filled) { layout in
+            layout.write(to: &output) { f, output in
+                let value = values[f]
+                switch value.source {
+                case .omitted: break
+                case .record:
+                    output.append(UnsafeRawBufferPointer(rebasing: record[value.start..<(value.start + value.length)]))
+                case .canonicalString:
+                    let raw = record.baseAddress!.assumingMemoryBound(to: UInt8.self) + value.start
+                    output.reserve(value.length + 32)
+                    let count = cjsonscan_canonical_string(raw, value.length, output.end)
+                    if count >= 0 { output.end += count } else { declined = true }  // (not one string: never so after the projector)
+                case .scratch:
+                    output.append(UnsafeRawBufferPointer(start: scratch.base + value.start, count: value.length))
+                }
+            }
+        }
+        if declined { return false }
+        output.append(UInt8(ascii: "}"))
+        writer.writeReleasing(output.bytes)
+        written &+= 1
+        return true
+    }
+
+    /// A string's or a number's value for `field` (its text `raw`, validated by the projector), or nil to decline.
+    private func scalar(_ raw: UnsafeRawBufferPointer, at start: Int, field f: Int) -> Value? {
+        let isString = raw[0] == UInt8(ascii: "\"")
+        switch fields[f].rule {
+        case .copy(let allowed):
+            if let allowed {
+                let type: JSONType = isString ? .string : JSONNumber.isIntegerLexeme(raw) ? .integer : .number
+                guard allowed.contains(JSONTypeSet(type)) else { return nil }
+            }
+            guard isString, memchr(raw.baseAddress! + 1, 0x5C, raw.count - 2) != nil else {
+                return Value(source: .record, start: start, length: raw.count)
+            }
+            // (Its canonical text is written when the layout comes to it.)
+            return Value(source: .canonicalString, start: start, length: raw.count)
+        case .dateNumber(let formats, let unit):
+            guard isString, case .string(let utf8, _) = LiftedStrings.event(raw, decodingInto: &decoded),
+                  let t = Mapper.epochInstant(dates[formats], utf8: utf8.assumingMemoryBound(to: UInt8.self))
+            else { return nil }
+            let start = scratch.count
+            if let whole = TimestampSupport.wholeEpochValue(t, unit: unit) {
+                scratch.appendDecimal(whole)
+            } else if var number = t.exactEpochNumber(unit: unit) {
+                number.withUTF8 { scratch.append(UnsafeRawBufferPointer($0)) }
+            } else {
+                return nil
+            }
+            return Value(source: .scratch, start: start, length: scratch.count - start)
+        case .map:
+            guard let value = try? LiftedStrings.event(raw, decodingInto: &decoded).scalarValue() else { return nil }
+            let result = mappers[f].map(value)
+            guard result.errors.isEmpty else { return nil }
+            guard let mapped = result.value else { return Value() }
+            let start = scratch.count
+            scratch.write(mapped)
+            return Value(source: .scratch, start: start, length: scratch.count - start)
+        }
+    }
+}

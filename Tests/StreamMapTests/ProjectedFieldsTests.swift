@@ -1,0 +1,174 @@
+// Fields written straight from the projector's slots (`ProjectedFields`): what it writes must be what the sinks
+// (and the tree engine, the reference) write, and every record it is not sure of must go the usual way.
+
+import StreamMapTestSupport
+import Testing
+
+@testable import StreamMap
+
+@Suite struct ProjectedFieldsTests {
+    static let spec = #"""
+        {"fields": {
+          "s": {"to": "s", "type": "string"},
+          "any": {"to": "any"},
+          "n": {"to": "num.n", "type": "integer"},
+          "x": {"to": "num.x", "type": "number"},
+          "b": {"to": "b", "type": "boolean", "default": false},
+          "opt": {"to": "opt", "type": "integer", "missing": "omit", "null": "omit"},
+          "def": {"to": "def", "type": "string", "default": "d"},
+          "date": {"to": "ms", "via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]},
+          "u": {"to": "u", "via": ["url"], "required": false},
+          "user.name": {"to": "user.name", "type": "string"},
+          "user.deep.x": {"to": "x", "required": false}
+        }}
+        """#
+
+    /// Records, and whether each is written from the projection (true) or declined and mapped the usual way.
+    static let records: [(String, Bool)] = [
+        (#"{"s":"a","any":1,"n":2,"x":3,"b":true,"opt":4,"def":"e","date":"2020-01-02T03:04:05Z","u":"https://a.b/c","user":{"name":"N","deep":{"x":"y"}}}"#, true),
+        // Escapes of every kind in copied strings, numbers of every form, a date with an escape.
+        (#"{"s":"q\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00\u001f","any":"\u0041","n":-0,"x":-1.5e+3,"b":false,"date":"2020-01-02T03:04:05.120\u005A","user":{"name":"\u4e2d"}}"#, true),
+        // Absent and null values the fields' policies decide; members in another order; whitespace everywhere.
+        (#" { "user" : { "deep" : { "x" : null } , "name" : "" } , "opt" : null , "def" : null , "any" : "v" , "s" : "" , "n" : 0 , "x" : 0.5 , "date" : "1970-01-01T00:00:00Z" } "#, true),
+        (#"{"s":"a","any":[1],"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // a container
+        (#"{"s":"a","any":{"k":1},"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),
+        (#"{"s":"a","any":1,"n":2.0,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // not an integer
+        (#"{"s":1,"any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // not a string
+        (#"{"s":"a","any":1,"n":2,"x":"3","date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),
+        (#"{"s":"a","s":"b","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // a key twice
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":"N"}"#, false),  // not an object on the way
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":null}"#, false),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"},"user":{"name":"M"}}"#, false),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z"}"#, false),  // a required value absent
+        (#"{"s":"a","any":null,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // or null
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N","deep":{"x":[1]}}}"#, false),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"yesterday","user":{"name":"N"}}"#, false),  // not a date
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","u":"::","user":{"name":"N"}}"#, false),  // not a URL
+        (#"{"s":"a","any":1,"n":2,"x":3,"b":"yes","date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),
+        (#"{"\u0073":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // an escaped key
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"},}"#, false),  // a syntax error
+        (#"{"s":"a","any":true,"n":2,"x":3,"opt":-7,"date":"2020-01-02T03:04:05+01:00","u":"mailto:a@b.c","user":{"deep":{"x":"deep"},"name":"N"}}"#, true),
+    ]
+
+    @Test func writtenAsTheTreeWritesThemAndOnlyWhenSure() throws {
+        let mapper = try Spec(json: Array(Self.spec.utf8), file: "projected.spec.json").mapper
+        var stream = StreamEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
+        for (record, direct) in Self.records + Self.records.reversed() {
+            let before = stream.projectedFieldRecords
+            expectSameMapping(&stream, tree, Array(record.utf8))
+            #expect((stream.projectedFieldRecords > before) == direct, "record: \(record)")
+        }
+    }
+
+    /// With a `where`, the filter and the mapping share the projection, and the fields are still written from it.
+    @Test func aFilterKeepsTheWay() throws {
+        let mapper = try Spec(json: Array(Self.spec.utf8), file: "projected.spec.json").mapper
+        let filter = try RecordFilter("n > 0 && exists(user.name)")
+        var stream = StreamEngine(mapper: mapper, filter: filter)
+        let tree = TreeEngine(mapper: mapper, filter: filter)
+        for (record, _) in Self.records {
+            expectSameMapping(&stream, tree, Array(record.utf8))
+        }
+        #expect(stream.filterSharesProjection)
+        #expect(stream.projectedFieldRecords == 2)  // (the first record and the last: the others are dropped or declined)
+    }
+
+    /// Mappings this way cannot write are not written this way: several sources, a computed field, kept members,
+    /// a path through an array index, a field that reads an object whole.
+    @Test func onlyFieldsOfOneScalarAtAPathOfKeys() throws {
+        let record = Array(#"{"a":1,"b":{"c":2},"d":[3]}"#.utf8)
+        let mappers: [Mapper] = [
+            .object(ObjectMapping(fields: [.init(sources: [KeyPath("a"), KeyPath("b.c")], destinations: [KeyPath("ac")], mapper: .identity)])),
+            .object(ObjectMapping(fields: [.init("a")], unmapped: .keep)),
+            .object(ObjectMapping(fields: [.init("d.0", to: "d")])),
+            .object(ObjectMapping(fields: [.init("b", to: "b"), .init("b.c", to: "c")])),
+        ]
+        for mapper in mappers {
+            var stream = StreamEngine(mapper: mapper)
+            expectSameMapping(&stream, TreeEngine(mapper: mapper), record)
+            #expect(stream.projectedFieldRecords == 0)
+        }
+        let plain: Mapper = .object(ObjectMapping(fields: [.init("a", to: "x.y"), .init("b.c", to: "x.z")]))
+        var stream = StreamEngine(mapper: plain)
+        expectSameMapping(&stream, TreeEngine(mapper: plain), record)
+        #expect(stream.projectedFieldRecords == 1)
+    }
+
+    /// Generated specs of such fields (types, defaults, policies, dates, a conversion, paths that nest and share
+    /// prefixes) on generated records (values of every kind at the paths, absent ones, duplicate keys, escapes,
+    /// whitespace, members the mapping skips): the stream engine writes what the tree engine writes, and a fair
+    /// share of the records is written straight from the projection.
+    @Test func generatedFieldsMapAsTheTreeMapsThem() throws {
+        var r = Rand(seed: 0x5107_F1E1_D500_0001)
+        // Each rule, and values it maps (most values at a field's path are one of these; the rest any value).
+        let strings = [#""plain""#, #""""#, #""q\"\\\/\n\u00e9\uD83D\uDE00""#, #""\u0000\t""#]
+        let integers = ["0", "-0", "17", "-42", "123456789012345678901234567890"]
+        let numbers = integers + ["1.5", "2e3", "-1E-2", "0.0"]
+        let rules: [(String, [String])] = [
+            (#"{"type": "string"}"#, strings), (#"{"type": "integer"}"#, integers), (#"{"type": "number"}"#, numbers),
+            (#"{"type": "boolean"}"#, ["true", "false"]), (#"{}"#, strings + numbers + ["true"]),
+            (#"{"required": false}"#, strings + ["null", "false"]), (#"{"type": "integer", "default": 0}"#, integers + ["null"]),
+            (#"{"type": "string", "missing": "omit", "null": "omit"}"#, strings + ["null"]),
+            (#"{"via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]}"#,
+             [#""2020-01-02T03:04:05Z""#, #""2020-01-02T03:04:05.5\u002B01:00""#, #""1969-12-31T23:59:59.999-00:30""#]),
+            (#"{"via": ["url"], "required": false}"#, [#""https://a.b/c?d""#, #""mailto:x@y.z""#, "null"]),
+            (#"{"optional": true, "type": "integer", "default": -1}"#, integers + ["null", #""x""#]),
+            (#"{"type": "string", "null": "omit", "default": "none"}"#, strings + ["null"]),
+            (#"{"via": [{"type": ["string", "integer"]}]}"#, strings + integers),
+            (#"{"via": [{"type": "number"}], "missing": "omit"}"#, numbers),
+            (#"{"type": "boolean", "default": true}"#, ["true", "false", "null"]),
+        ]
+        let values = strings + numbers + [#""2020-01-02T03:04:05Z""#, #""https://a.b/c""#, "true", "false", "null", "{}", #"{"k":[1]}"#, "[]", "[1,2]"]
+        let keys = ["a", "b", "c", "d"]
+        var mismatches = 0, total = 0
+        let tally = TallyingStreamEngine.Tally()
+        for index in 0..<300 {
+            var sources: [[String]] = []
+            for _ in 0..<r.int(1...7) {
+                let path = (0..<r.weighted([(5, 1), (3, 2), (1, 3)])).map { _ in r.pick(keys) }
+                if !sources.contains(path) { sources.append(path) }
+            }
+            var good: [[String]: [String]] = [:]
+            let fields = sources.enumerated().map { i, path in
+                let destination = r.percent(30) ? "n.o\(i)" : "o\(i)"
+                let (rule, maps) = r.pick(rules)
+                good[path] = maps
+                return "\"\(path.joined(separator: "."))\": " + rule.replacingOccurrences(of: "{", with: "{\"to\": \"\(destination)\", ", options: [], range: rule.range(of: "{"))
+                    .replacingOccurrences(of: ", }", with: "}")
+            }
+            let text = "{\"fields\": {" + fields.joined(separator: ", ") + "}}"
+            let mapper = try Spec(json: Array(text.utf8), file: "generated.spec.json").mapper
+            /// An object holding values at `paths` (each with its remaining steps), sometimes not, sometimes twice.
+            func object(_ paths: [[String]], depth: Int, at prefix: [String] = []) -> String {
+                var members: [String] = []
+                for key in r.shuffled(keys) {
+                    let below = paths.filter { $0.first == key }.map { Array($0.dropFirst()) }
+                    if below.isEmpty {
+                        if r.percent(20) { members.append("\"\(key)\":\(r.pick(values))") }
+                        continue
+                    }
+                    if r.percent(10) { continue }
+                    let value: String
+                    if below.contains([]) || depth > 3 || r.percent(5) {
+                        value = r.percent(85) ? good[prefix + [key]].map { r.pick($0) } ?? r.pick(values) : r.pick(values)
+                    } else {
+                        value = object(below.filter { !$0.isEmpty }, depth: depth + 1, at: prefix + [key])
+                    }
+                    members.append("\"\(key)\":\(value)")
+                    if r.percent(4) { members.append("\"\(key)\":\(r.pick(values))") }
+                }
+                if r.percent(30) { members.append(#""skip":{"x":[1,{"y":"\u0041"}],"z":"\#(String(repeating: "s", count: r.int(0...90)))"}"#) }
+                let separator = r.percent(15) ? " , " : ","
+                return "{" + r.shuffled(members).joined(separator: separator) + "}"
+            }
+            let records = (0..<12).map { _ in Array(object(sources, depth: 1).utf8) }
+            total += records.count
+            mismatches += compare(mapper: mapper, records: records, makeCandidate: {
+                TallyingStreamEngine(engine: StreamEngine(mapper: $0), tally: tally)
+            }, context: CaseContext(seed: UInt64(index), index: index, origin: .spec, spec: text), reportLimit: 5)
+        }
+        #expect(mismatches == 0)
+        #expect(tally.projectedFields * 5 >= total, "\(tally.projectedFields) of \(total) records written straight from their projections")
+    }
+}
