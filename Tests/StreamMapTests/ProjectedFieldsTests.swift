@@ -72,6 +72,8 @@ import Testing
         }
         #expect(stream.filterSharesProjection)
         #expect(stream.projectedFieldRecords == 2)  // (the first record and the last: the others are dropped or declined)
+        // (All but the escaped key, the syntax error, and the three records whose `user` is not one object.)
+        #expect(stream.projectedFilterRecords == Self.records.count - 5)
     }
 
     /// Mappings this way cannot write are not written this way: several sources, a computed field, kept members,
@@ -97,8 +99,8 @@ import Testing
 
     /// Generated specs of such fields (types, defaults, policies, dates, a conversion, paths that nest and share
     /// prefixes) on generated records (values of every kind at the paths, absent ones, duplicate keys, escapes,
-    /// whitespace, members the mapping skips): the stream engine writes what the tree engine writes, and a fair
-    /// share of the records is written straight from the projection.
+    /// whitespace, members the mapping skips), half of them with a generated `where`: the stream engine writes what
+    /// the tree engine writes, and fair shares of the records are written, and filtered, straight from the projection.
     @Test func generatedFieldsMapAsTheTreeMapsThem() throws {
         var r = Rand(seed: 0x5107_F1E1_D500_0001)
         // Each rule, and values it maps (most values at a field's path are one of these; the rest any value).
@@ -121,7 +123,7 @@ import Testing
         ]
         let values = strings + numbers + [#""2020-01-02T03:04:05Z""#, #""https://a.b/c""#, "true", "false", "null", "{}", #"{"k":[1]}"#, "[]", "[1,2]"]
         let keys = ["a", "b", "c", "d"]
-        var mismatches = 0, total = 0
+        var mismatches = 0, total = 0, filtered = 0
         let tally = TallyingStreamEngine.Tally()
         for index in 0..<300 {
             var sources: [[String]] = []
@@ -164,11 +166,30 @@ import Testing
             }
             let records = (0..<12).map { _ in Array(object(sources, depth: 1).utf8) }
             total += records.count
+            // Half the cases filter the records on the values at some of the paths (or at others).
+            var filterText: String?
+            if r.bool() {
+                let literals = values.filter { $0.first != "{" && $0.first != "[" }
+                func test() -> String {
+                    let p = r.pick(sources + [["a"], ["b", "c"], ["d", "d"]]).joined(separator: ".")
+                    switch r.below(5) {
+                    case 0: return "\(p) == \(r.pick(literals))"
+                    case 1: return "\(p) != \(r.pick(literals))"
+                    case 2: return "\(p) \(r.pick(["<", "<=", ">", ">="])) \(r.pick(["0", "17", #""m""#, "1.5"]))"
+                    case 3: return "exists(\(p))"
+                    default: return "\(p) is \(r.pick(["string", "integer", "number", "boolean", "null"]))"
+                    }
+                }
+                filterText = r.bool() ? test() : "\(test()) \(r.pick(["&&", "||"])) \(r.percent(30) ? "!" : "")(\(test()))"
+            }
+            let filter = try filterText.map { try RecordFilter($0) }
+            if filter != nil { filtered += records.count }
             mismatches += compare(mapper: mapper, records: records, makeCandidate: {
-                TallyingStreamEngine(engine: StreamEngine(mapper: $0), tally: tally)
-            }, context: CaseContext(seed: UInt64(index), index: index, origin: .spec, spec: text), reportLimit: 5)
+                TallyingStreamEngine(engine: StreamEngine(mapper: $0, filter: filter), tally: tally)
+            }, context: CaseContext(seed: UInt64(index), index: index, origin: .spec, spec: text, filter: filterText), reportLimit: 5, filter: filter)
         }
         #expect(mismatches == 0)
-        #expect(tally.projectedFields * 5 >= total, "\(tally.projectedFields) of \(total) records written straight from their projections")
+        #expect(tally.projectedFilter * 3 >= filtered, "\(tally.projectedFilter) of \(filtered) records filtered on the values in their projections")
+        #expect(tally.projectedFields * 8 >= total, "\(tally.projectedFields) of \(total) records written straight from their projections")
     }
 }

@@ -26,13 +26,14 @@ func makeStreamEngine(_ mapper: Mapper) -> any RecordEngine {
 /// The stream engine, counting the records it wrote straight from a projection's slots (`ProjectedFields`) into
 /// `tally`, so that a differential run can say how much of it went that way.
 struct TallyingStreamEngine: RecordEngine {
-    final class Tally { var projectedFields = 0 }
+    final class Tally { var projectedFields = 0, projectedFilter = 0 }
     var engine: StreamEngine
     let tally: Tally
     private mutating func counting(_ body: (inout StreamEngine) -> RecordOutcome) -> RecordOutcome {
-        let before = engine.projectedFieldRecords
+        let before = (engine.projectedFieldRecords, engine.projectedFilterRecords)
         let outcome = body(&engine)
-        tally.projectedFields += engine.projectedFieldRecords - before
+        tally.projectedFields += engine.projectedFieldRecords - before.0
+        tally.projectedFilter += engine.projectedFilterRecords - before.1
         return outcome
     }
     mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {

@@ -61,8 +61,7 @@ final class ProjectedFields {
     private let objectSlots: [Int]
     private let destinations = DestinationTree()
     /// Where the projector writes the slots of a record.
-    let slots: UnsafeMutablePointer<cjsonscan_slot>
-    private let slotCount: Int
+    private let slots: UnsafeMutablePointer<cjsonscan_slot>
     @exclusivity(unchecked) private var values: UnsafeMutablePointer<Value>
     /// Texts made for the record in progress (mapped values, dates, fixed results), and the record's text.
     @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
@@ -113,16 +112,13 @@ final class ProjectedFields {
         self.dates = dates
         self.fixedTexts = fixedTexts
         self.objectSlots = objectSlots.sorted()
-        slotCount = max(projector.slotCount, 1)
-        slots = .allocate(capacity: slotCount)
-        slots.initialize(repeating: cjsonscan_slot(), count: slotCount)
+        slots = projector.recordSlots()
         values = .allocate(capacity: max(fields.count, 1))
         values.initialize(repeating: Value(), count: max(fields.count, 1))
     }
 
     deinit {
         fields.deallocate()
-        slots.deallocate()
         values.deallocate()
         scratch.deallocate()
         output.deallocate()

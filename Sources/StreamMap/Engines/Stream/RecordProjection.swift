@@ -74,8 +74,18 @@ final class RecordProjector {
     /// The plan's keys, in the kernel's order (their slots' order), and the slot of each node's keys.
     private let keys: [ProjectionKey]
     private let slotOfKey: [Int32: [[UInt8]: Int]]
-    /// How many slots `project(_:maximumDepth:portable:slots:)` writes.
-    var slotCount: Int { keys.count }
+    /// Where the values of the plan's keys are in the record last projected (`cjsonscan_slot`, one per key in
+    /// the kernel's order), once `recordSlots()` asked for them.
+    private(set) var slots: UnsafeMutablePointer<cjsonscan_slot>?
+
+    /// From the next record on, the projection notes where its keys' values are (`slots`).
+    func recordSlots() -> UnsafeMutablePointer<cjsonscan_slot> {
+        if let slots { return slots }
+        let made = UnsafeMutablePointer<cjsonscan_slot>.allocate(capacity: max(keys.count, 1))
+        made.initialize(repeating: cjsonscan_slot(), count: max(keys.count, 1))
+        slots = made
+        return made
+    }
 
     /// The slots of a path of keys from the record down: those of the objects on the way (each a key whose object
     /// the plan projects) and the last key's, whose value the plan keeps whole; nil when the plan does not read
@@ -99,16 +109,13 @@ final class RecordProjector {
     deinit {
         cjsonscan_projection_free(plan)
         text.deallocate()
+        slots?.deallocate()
     }
 
     /// The projection of `record`, valid until the next call, with its lifted strings in `lifts` (active until
     /// `lifts.end()`); nil when the record is to be parsed whole.
-    /// With `slots` (room for `slotCount`), where the values of the plan's keys are in the record
-    /// (`cjsonscan_slot`).
-    func project(
-        _ record: UnsafeRawBufferPointer, maximumDepth: Int, portable: Bool = false,
-        slots: UnsafeMutablePointer<cjsonscan_slot>? = nil
-    ) -> UnsafeRawBufferPointer? {
+    /// (With `slots` noted, when `recordSlots()` asked for them.)
+    func project(_ record: UnsafeRawBufferPointer, maximumDepth: Int, portable: Bool = false) -> UnsafeRawBufferPointer? {
         guard enabled, let p = record.baseAddress?.assumingMemoryBound(to: UInt8.self), record.count > 0,
               record.count <= Self.maximumRecordBytes, maximumDepth > 0 else { return nil }
         // (No strict scan first: the kernel checks what the strict scanner checks, UTF-8 included.)

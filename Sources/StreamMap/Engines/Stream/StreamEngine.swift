@@ -70,6 +70,8 @@ public struct StreamEngine: RecordEngine {
     var replayedProjections: Int { plan?.replayedProjections ?? 0 }
     /// Records whose fields were written straight from the projection (`ProjectedFields`).
     var projectedFieldRecords: Int { plan?.projectedFields?.written ?? 0 }
+    /// Records the filter decided on the values the projection found (`ProjectedFilter`).
+    var projectedFilterRecords: Int { plan?.projectedFilter?.decided ?? 0 }
     /// Whether the filter and the mapping read one projection of each record, for the tests.
     var filterSharesProjection: Bool { plan?.sharesProjection ?? false }
 
@@ -104,12 +106,19 @@ public struct StreamEngine: RecordEngine {
         /// The projection the filter read, when the mapping reads the same one.
         var shared: UnsafeRawBufferPointer?
         if let capture = plan.capture {
-            let projected = plan.filterProjector?.project(
-                record, maximumDepth: parserOptions.maximumDepth, slots: plan.sharesProjection ? plan.projectedFields?.slots : nil)
-            let filterReads = projected.map { plan.filterReprojector?.project($0, maximumDepth: parserOptions.maximumDepth) ?? $0 }
-            if let dropped = filterDrops(record, projected: filterReads, plan: plan, capture: capture) {
-                plan.filterProjector?.lifts.end()
-                return dropped
+            let projected = plan.filterProjector?.project(record, maximumDepth: parserOptions.maximumDepth)
+            if projected != nil, let kept = plan.projectedFilter?.keeps(record) {
+                // (Decided on the values the projection found.)
+                if !kept {
+                    plan.filterProjector?.lifts.end()
+                    return .filtered
+                }
+            } else {
+                let filterReads = projected.map { plan.filterReprojector?.project($0, maximumDepth: parserOptions.maximumDepth) ?? $0 }
+                if let dropped = filterDrops(record, projected: filterReads, plan: plan, capture: capture) {
+                    plan.filterProjector?.lifts.end()
+                    return dropped
+                }
             }
             if plan.sharesProjection {
                 shared = projected  // (the filter took no string lifted out of it: they are all the mapping's)
@@ -138,8 +147,7 @@ public struct StreamEngine: RecordEngine {
             }
         }
         if let projector = plan.projector,
-           let projected = shared ?? (plan.sharesProjection ? nil : projector.project(
-               record, maximumDepth: parserOptions.maximumDepth, slots: plan.projectedFields?.slots)) {
+           let projected = shared ?? (plan.sharesProjection ? nil : projector.project(record, maximumDepth: parserOptions.maximumDepth)) {
             defer { projector.lifts.end() }
             // The fields written straight from where the projector found their values, when it can be done so.
             if let fields = plan.projectedFields, fields.write(record, into: &writer) { return .mapped(warnings: []) }
@@ -322,6 +330,8 @@ final class CompiledPlan {
     let filterProjector: RecordProjector?
     /// Set when the mapping's fields are written straight from the values the projector found (`ProjectedFields`).
     let projectedFields: ProjectedFields?
+    /// Set when the filter is evaluated on the values its projector found (`ProjectedFilter`).
+    let projectedFilter: ProjectedFilter?
     /// The filter and the mapping read the same projection (`projector` is `filterProjector`, which keeps what
     /// either reads, strings lifted out for the mapping only): one pass over the record for both.
     let sharesProjection: Bool
@@ -364,6 +374,11 @@ final class CompiledPlan {
             (sharesProjection, filterReprojector) = (false, nil)
         }
         projectedFields = mutations.none && root is ObjectSink ? projector.flatMap { ProjectedFields(mapper, projector: $0) } : nil
+        if mutations.none, let filter, let filterProjector {
+            projectedFilter = ProjectedFilter(filter, projector: filterProjector)
+        } else {
+            projectedFilter = nil
+        }
     }
 
     /// Records the whole-record parser replayed (`YajlParserBase.replays`), both parsers counted.
