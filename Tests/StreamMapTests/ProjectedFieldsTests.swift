@@ -76,6 +76,28 @@ import Testing
         #expect(stream.projectedFilterRecords == Self.records.count - 5)
     }
 
+    /// The Arrow output's checks that each value fits its column (`ArrowSchema.checking`): a value that fits is
+    /// written straight from the projection; one that does not (an integer past Int64) is declined, and the record
+    /// is rejected as the tree rejects it.
+    @Test func valuesCheckedForTheirColumns() throws {
+        let spec = #"{"fields": {"s": {"to": "s", "type": "string"}, "n": {"to": "n", "type": "integer"}, "x": {"to": "x", "type": "number"}, "b": {"to": "b", "type": "boolean", "default": false}, "d": {"to": "ms", "via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]}}}"#
+        let plain = try Spec(json: Array(spec.utf8), file: "arrow.spec.json").mapper
+        let mapper = try ArrowSchema(mapper: plain).checking(plain)
+        var stream = StreamEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
+        let records: [(String, Bool)] = [
+            (#"{"s":"a\u00e9","n":9223372036854775807,"x":-1.5e300,"b":true,"d":"2020-01-02T03:04:05Z"}"#, true),
+            (#"{"s":"","n":-9223372036854775808,"x":0,"d":"2020-01-02T03:04:05.250Z"}"#, true),
+            (#"{"s":"a","n":9223372036854775808,"x":1,"d":"2020-01-02T03:04:05Z"}"#, false),
+            (#"{"s":"a","n":1,"x":1e400,"d":"2020-01-02T03:04:05Z"}"#, false),
+        ]
+        for (record, direct) in records {
+            let before = stream.projectedFieldRecords
+            expectSameMapping(&stream, tree, Array(record.utf8))
+            #expect((stream.projectedFieldRecords > before) == direct, "record: \(record)")
+        }
+    }
+
     /// Mappings this way cannot write are not written this way: several sources, a computed field, kept members,
     /// a path through an array index, a field that reads an object whole.
     @Test func onlyFieldsOfOneScalarAtAPathOfKeys() throws {
@@ -123,7 +145,7 @@ import Testing
         ]
         let values = strings + numbers + [#""2020-01-02T03:04:05Z""#, #""https://a.b/c""#, "true", "false", "null", "{}", #"{"k":[1]}"#, "[]", "[1,2]"]
         let keys = ["a", "b", "c", "d"]
-        var mismatches = 0, total = 0, filtered = 0
+        var mismatches = 0, total = 0, filtered = 0, checked = 0
         let tally = TallyingStreamEngine.Tally()
         for index in 0..<300 {
             var sources: [[String]] = []
@@ -140,7 +162,12 @@ import Testing
                     .replacingOccurrences(of: ", }", with: "}")
             }
             let text = "{\"fields\": {" + fields.joined(separator: ", ") + "}}"
-            let mapper = try Spec(json: Array(text.utf8), file: "generated.spec.json").mapper
+            var mapper = try Spec(json: Array(text.utf8), file: "generated.spec.json").mapper
+            // A third of the typed mappings carry the Arrow output's checks that each value fits its column.
+            if r.percent(33), let schema = try? ArrowSchema(mapper: mapper) {
+                mapper = schema.checking(mapper)
+                checked += 1
+            }
             /// An object holding values at `paths` (each with its remaining steps), sometimes not, sometimes twice.
             func object(_ paths: [[String]], depth: Int, at prefix: [String] = []) -> String {
                 var members: [String] = []
@@ -189,6 +216,7 @@ import Testing
             }, context: CaseContext(seed: UInt64(index), index: index, origin: .spec, spec: text, filter: filterText), reportLimit: 5, filter: filter)
         }
         #expect(mismatches == 0)
+        #expect(checked >= 30, "only \(checked) cases with the Arrow output's checks")
         #expect(tally.projectedFilter * 3 >= filtered, "\(tally.projectedFilter) of \(filtered) records filtered on the values in their projections")
         #expect(tally.projectedFields * 8 >= total, "\(tally.projectedFields) of \(total) records written straight from their projections")
     }

@@ -64,6 +64,9 @@ extension Mapper {
             return true
         case .compute(_, _, let then):
             return then.isDeterministic
+        case .postProcess(let m, let post) where post.unchangedWhen != nil:
+            // (The library's own result checks, the Arrow output's: they read the result alone.)
+            return m.isDeterministic
         case .block, .postProcess:
             return false
         case .notNull(let m), .arrayOf(let m), .policy(let m, _), .forward(_, let m), .backward(_, let m):

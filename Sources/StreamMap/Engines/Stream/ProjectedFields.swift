@@ -38,13 +38,16 @@ final class ProjectedFields {
     /// A field, as plain values (read per record without reference counting).
     private struct Field {
         let rule: Rule
+        /// The result check its value must pass (`checks[i]`: a `postProcess` that reads the result alone, as
+        /// `ResultCheckSink` tests it), or -1.
+        let check: Int
         /// The slot of the value it reads.
         let slot: Int
         let absent: Fixed, null: Fixed, isTrue: Fixed, isFalse: Fixed
     }
 
     /// A field's value for the record in progress: where its text is when the layout writes it.
-    private enum Source: UInt8 { case omitted, record, canonicalString, scratch }
+    private enum Source: UInt8 { case omitted, record, scratch }
     private struct Value {
         var source = Source.omitted
         var start = 0
@@ -56,6 +59,7 @@ final class ProjectedFields {
     /// Per field, its mapper (for `Rule.map`); the date formats of the `dateNumber` rules; the fixed results' texts.
     private let mappers: [Mapper]
     private let dates: [[DateSyntax]]
+    private let checks: [@Sendable (UnsafeRawBufferPointer) -> Bool]
     private let fixedTexts: [UInt8]
     /// The slots of the objects on the fields' paths (each must be one object or absent).
     private let objectSlots: [Int]
@@ -80,6 +84,7 @@ final class ProjectedFields {
         var fields: [Field] = []
         var objectSlots: Set<Int> = []
         var dates: [[DateSyntax]] = []
+        var checks: [@Sendable (UnsafeRawBufferPointer) -> Bool] = []
         var fixedTexts: [UInt8] = []
         func fixed(_ result: MapResult) -> Fixed {
             guard result.errors.isEmpty else { return .decline }
@@ -99,8 +104,10 @@ final class ProjectedFields {
             else { return nil }
             objectSlots.formUnion(objects)
             let m = field.mapper
+            let (rule, check) = Self.rule(m, dates: &dates)
+            if let check { checks.append(check) }
             fields.append(Field(
-                rule: Self.rule(m, dates: &dates), slot: slot,
+                rule: rule, check: check == nil ? -1 : checks.count - 1, slot: slot,
                 absent: fixed(m.map(nil)), null: fixed(m.map(.null)),
                 isTrue: fixed(m.map(.bool(true))), isFalse: fixed(m.map(.bool(false)))))
             _ = destinations.addSlot(field.destinations[0].steps)
@@ -110,6 +117,7 @@ final class ProjectedFields {
         fieldCount = fields.count
         mappers = mapping.fields.map(\.mapper)
         self.dates = dates
+        self.checks = checks
         self.fixedTexts = fixedTexts
         self.objectSlots = objectSlots.sorted()
         slots = projector.recordSlots()
@@ -125,20 +133,27 @@ final class ProjectedFields {
         decoded.deallocate()
     }
 
-    /// A non-null string or number goes through the field's wrappers (`notNull`, `policy`, `nonFatal`) unchanged
-    /// when the mapper inside maps it without an error: the rule is that mapper's.
-    private static func rule(_ mapper: Mapper, dates: inout [[DateSyntax]]) -> Rule {
+    /// A non-null string or number goes through the field's wrappers (`notNull`, `policy`, `nonFatal`, and one
+    /// result check) unchanged when the mapper inside maps it without an error (and the check passes): the rule is
+    /// that mapper's, with the check.
+    private static func rule(
+        _ mapper: Mapper, dates: inout [[DateSyntax]]
+    ) -> (Rule, (@Sendable (UnsafeRawBufferPointer) -> Bool)?) {
         var inner = mapper
+        var check: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
         while true {
             switch inner.kind {
             case .notNull(let m), .policy(let m, _), .nonFatal(let m, _, _): inner = m
-            case .identity: return .copy(nil)
-            case .check(let types): return .copy(types)
+            case .postProcess(let m, let post) where post.unchangedWhen != nil && check == nil:
+                check = post.unchangedWhen
+                inner = m
+            case .identity: return (.copy(nil), check)
+            case .check(let types): return (.copy(types), check)
             case .thread(let stages):
-                guard let (formats, unit) = Mapper.dateToNumberStages(stages) else { return .map }
+                guard let (formats, unit) = Mapper.dateToNumberStages(stages) else { return (.map, nil) }
                 dates.append(formats)
-                return .dateNumber(dates.count - 1, unit)
-            default: return .map
+                return (.dateNumber(dates.count - 1, unit), check)
+            default: return (.map, nil)  // (`Mapper.map` on the whole field's mapper: its checks included)
             }
         }
     }
@@ -168,6 +183,7 @@ final class ProjectedFields {
                 case UInt8(ascii: "{"), UInt8(ascii: "["): return false
                 default:
                     guard let value = scalar(raw, at: slot.start, field: f) else { return false }
+                    if fields[f].check >= 0, value.source != .omitted, !passes(value, checks[fields[f].check], record) { return false }
                     if value.source != .omitted { filled |= 1 << UInt64(f) }
                     values[f] = value
                     continue
@@ -184,7 +200,6 @@ final class ProjectedFields {
             }
         }
         output.reset(keeping: 1 << 20)
-        var declined = false
         destinations.withLayout(mask: filled) { layout in
             layout.write(to: &output) { f, output in
                 let value = values[f]
@@ -192,21 +207,24 @@ final class ProjectedFields {
                 case .omitted: break
                 case .record:
                     output.append(UnsafeRawBufferPointer(rebasing: record[value.start..<(value.start + value.length)]))
-                case .canonicalString:
-                    let raw = record.baseAddress!.assumingMemoryBound(to: UInt8.self) + value.start
-                    output.reserve(value.length + 32)
-                    let count = cjsonscan_canonical_string(raw, value.length, output.end)
-                    if count >= 0 { output.end += count } else { declined = true }  // (not one string: never so after the projector)
                 case .scratch:
                     output.append(UnsafeRawBufferPointer(start: scratch.base + value.start, count: value.length))
                 }
             }
         }
-        if declined { return false }
         output.append(UInt8(ascii: "}"))
         writer.writeReleasing(output.bytes)
         written &+= 1
         return true
+    }
+
+    /// Whether a value's text passes a field's result check.
+    private func passes(_ value: Value, _ check: (UnsafeRawBufferPointer) -> Bool, _ record: UnsafeRawBufferPointer) -> Bool {
+        switch value.source {
+        case .omitted: return true
+        case .record: return check(UnsafeRawBufferPointer(rebasing: record[value.start..<(value.start + value.length)]))
+        case .scratch: return check(UnsafeRawBufferPointer(start: scratch.base + value.start, count: value.length))
+        }
     }
 
     /// A string's or a number's value for `field` (its text `raw`, validated by the projector), or nil to decline.
@@ -221,8 +239,13 @@ final class ProjectedFields {
             guard isString, memchr(raw.baseAddress! + 1, 0x5C, raw.count - 2) != nil else {
                 return Value(source: .record, start: start, length: raw.count)
             }
-            // (Its canonical text is written when the layout comes to it.)
-            return Value(source: .canonicalString, start: start, length: raw.count)
+            // A string with escapes: its canonical text, as `CopySink` writes it.
+            let at = scratch.count
+            scratch.reserve(raw.count + 32)
+            let count = cjsonscan_canonical_string(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count, scratch.end)
+            guard count >= 0 else { return nil }  // (not one string: never so after the projector)
+            scratch.end += count
+            return Value(source: .scratch, start: at, length: count)
         case .dateNumber(let formats, let unit):
             guard isString, case .string(let utf8, _) = LiftedStrings.event(raw, decodingInto: &decoded),
                   let t = Mapper.epochInstant(dates[formats], utf8: utf8.assumingMemoryBound(to: UInt8.self))
