@@ -283,6 +283,29 @@ import StreamMapTestSupport
         }
     }
 
+    /// Runs of `\u` escapes (crossed six bytes at a time) of every length from every offset around a block's end,
+    /// and what may end them: the string's end, another escape, surrogates paired, lone and mismatched, a bad or
+    /// cut escape, a control byte, valid and invalid UTF-8 — in kept, lifted and skipped strings, on both code paths.
+    @Test func runsOfUnicodeEscapesAcrossBlocks() {
+        let ends = ["", #"\n"#, #"\\"#, #"\uD83D\uDE00"#, #"\uD800"#, #"\uDC00x"#, #"\uD800\u0041"#, #"\u00G0"#, #"\u004G"#, #"\uG000"#, #"\u0G00"#, #"\u00"#,
+                    #"\U0041"#, "\u{1}", "é", "\u{FFFF}"]
+        let invalid: [[UInt8]] = [[0xC3], [0xED, 0xA0, 0x80], [0xFF]]
+        for run in [1, 2, 3, 11, 12] {
+            let escapes = String(repeating: #"\u4e00"#, count: run)
+            for offset in 40..<140 {
+                for end in ends.map({ Array($0.utf8) }) + invalid {
+                    for key in ["text", "x", "id"] {
+                        var record = Array(#"{"\#(key)":""#.utf8)
+                        record += [UInt8](repeating: 0x61, count: max(0, offset - record.count)) + Array(escapes.utf8) + end
+                        record += Array(#"b","id2":1}"#.utf8)
+                        if let d = divergence(record, Self.liftingPlan, liftCapacity: 4) { Issue.record("\(d)") }
+                        if key == "x", let d = divergence(record) { Issue.record("\(d)") }
+                    }
+                }
+            }
+        }
+    }
+
     /// Flips, inserts, removes or cuts a few bytes: JSON's structure, and any other ASCII byte.
     static func mutate(_ bytes: inout [UInt8], _ r: inout Rand) {
         let specials: [UInt8] = Array("{}[]\",:\\ 0-.eE+tfnu\u{0B}\u{0C}\u{01}".utf8) + [0x80, 0xC0, 0xED, 0xF4, 0xFF, 0x7F]
