@@ -145,7 +145,7 @@ import Testing
         ]
         let values = strings + numbers + [#""2020-01-02T03:04:05Z""#, #""https://a.b/c""#, "true", "false", "null", "{}", #"{"k":[1]}"#, "[]", "[1,2]"]
         let keys = ["a", "b", "c", "d"]
-        var mismatches = 0, total = 0, filtered = 0, checked = 0
+        var mismatches = 0, total = 0, filtered = 0, checked = 0, computedDirect = 0
         let tally = TallyingStreamEngine.Tally()
         for index in 0..<300 {
             var sources: [[String]] = []
@@ -161,7 +161,17 @@ import Testing
                 return "\"\(path.joined(separator: "."))\": " + rule.replacingOccurrences(of: "{", with: "{\"to\": \"\(destination)\", ", options: [], range: rule.range(of: "{"))
                     .replacingOccurrences(of: ", }", with: "}")
             }
-            let text = "{\"fields\": {" + fields.joined(separator: ", ") + "}}"
+            // A third of the cases compute a field or two from the paths' values.
+            var computed: [String] = []
+            if r.percent(33) {
+                for c in 0..<r.int(1...2) {
+                    let a = r.pick(sources).joined(separator: "."), b = r.pick(sources).joined(separator: ".")
+                    let expression = r.pick(["\(a) + 1", "\(a) * \(b)", "coalesce(\(a), 0) - 2", "lower(\(a))", "length(\(a))",
+                                             "\\\"<\\\" + \(a) + \\\">\\\"", "\(a) == \(b)"])
+                    computed.append("\"c\(c)\": {\"expr\": \"\(expression)\"" + (r.bool() ? ", \"invalid\": \"omit\"" : "") + "}")
+                }
+            }
+            let text = "{\"fields\": {" + (fields + computed).joined(separator: ", ") + "}}"
             var mapper = try Spec(json: Array(text.utf8), file: "generated.spec.json").mapper
             // A third of the typed mappings carry the Arrow output's checks that each value fits its column.
             if r.percent(33), let schema = try? ArrowSchema(mapper: mapper) {
@@ -211,12 +221,15 @@ import Testing
             }
             let filter = try filterText.map { try RecordFilter($0) }
             if filter != nil { filtered += records.count }
+            let before = tally.projectedFields
+            defer { if !computed.isEmpty { computedDirect += tally.projectedFields - before } }
             mismatches += compare(mapper: mapper, records: records, makeCandidate: {
                 TallyingStreamEngine(engine: StreamEngine(mapper: $0, filter: filter), tally: tally)
             }, context: CaseContext(seed: UInt64(index), index: index, origin: .spec, spec: text, filter: filterText), reportLimit: 5, filter: filter)
         }
         #expect(mismatches == 0)
         #expect(checked >= 30, "only \(checked) cases with the Arrow output's checks")
+        #expect(computedDirect >= 25, "only \(computedDirect) records with computed fields written straight from their projections")
         #expect(tally.projectedFilter * 3 >= filtered, "\(tally.projectedFilter) of \(filtered) records filtered on the values in their projections")
         #expect(tally.projectedFields * 8 >= total, "\(tally.projectedFields) of \(total) records written straight from their projections")
     }

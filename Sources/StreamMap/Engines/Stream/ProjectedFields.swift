@@ -5,12 +5,14 @@ import Darwin
 #endif
 internal import CJSONScan
 
-/// An object mapping whose fields each read one scalar at a path of keys and write it at one destination, mapped
-/// straight from where the projector found the values (`cjsonscan_slot`) — no events replayed, no sinks called.
+/// An object mapping whose fields each read one scalar at a path of keys (or compute a value from scalars at such
+/// paths) and write it at one destination, mapped straight from where the projector found the values
+/// (`cjsonscan_slot`) — no events replayed, no sinks called.
 ///
 /// It writes only what it is sure of, with the sinks' own routines: a string or number that passes its field's
 /// type check copied as `CopySink` copies it, a date turned into an epoch number as `DateNumberSink` turns it,
-/// any other scalar mapped by the field's `Mapper.map` (what the base sink does), and an absent value, `null`,
+/// any other scalar mapped by the field's `Mapper.map` (what the base sink does), a computed field's expression
+/// evaluated on its paths' values and finished by `Mapper.finishComputing` (as `ObjectSink` does), and an absent value, `null`,
 /// `true` and `false` as the field's mapper maps them (worked out once: spec mappers are deterministic). A
 /// record in which anything else comes — an error or a warning of any field, an object or array where a field
 /// reads, a key met twice, an object on a path that is not one — is declined, and the engine maps it the usual
@@ -41,8 +43,10 @@ final class ProjectedFields {
         /// The result check its value must pass (`checks[i]`: a `postProcess` that reads the result alone, as
         /// `ResultCheckSink` tests it), or -1.
         let check: Int
-        /// The slot of the value it reads.
+        /// The slot of the value it reads (a computed field: -1).
         let slot: Int
+        /// A computed field's expression, its policy and mapper, and its paths' slots: `computations[i]`; or -1.
+        let computed: Int
         let absent: Fixed, null: Fixed, isTrue: Fixed, isFalse: Fixed
     }
 
@@ -63,6 +67,9 @@ final class ProjectedFields {
     private let fixedTexts: [UInt8]
     /// The slots of the objects on the fields' paths (each must be one object or absent).
     private let objectSlots: [Int]
+    private let computations: [(expression: ValueExpression, invalid: FieldPolicy.Action, then: Mapper, slots: [Int])]
+    /// The computed fields' operand stack, its memory kept from record to record.
+    @exclusivity(unchecked) private var expressionStack: [ValueExpression.Operand] = []
     private let destinations = DestinationTree()
     /// Where the projector writes the slots of a record.
     private let slots: UnsafeMutablePointer<cjsonscan_slot>
@@ -94,20 +101,37 @@ final class ProjectedFields {
             fixedTexts += w.bytes
             return .text(start: fixedTexts.count - w.bytes.count, length: w.bytes.count)
         }
+        var computations: [(expression: ValueExpression, invalid: FieldPolicy.Action, then: Mapper, slots: [Int])] = []
+        /// The slots of a path of keys (and of the objects on the way), when the projection reads it that way.
+        func slotsOf(_ path: KeyPath) -> (objects: [Int], value: Int)? {
+            let steps = path.steps
+            guard !steps.isEmpty, !steps.dropFirst().contains(where: { KeyPath.arrayIndex($0) != nil }) else { return nil }
+            return projector.slots(along: steps.map { Array($0.utf8) })
+        }
         for field in mapping.fields {
-            guard field.computed == nil, field.sources.count == 1, field.destinations.count == 1,
-                  field.mapper.isDeterministic
-            else { return nil }
-            let steps = field.sources[0].steps
-            guard !steps.isEmpty, !steps.dropFirst().contains(where: { KeyPath.arrayIndex($0) != nil }),
-                  let (objects, slot) = projector.slots(along: steps.map { Array($0.utf8) })
-            else { return nil }
+            guard field.destinations.count == 1, field.mapper.isDeterministic else { return nil }
+            if let expression = field.computed {
+                // A computed field: its expression evaluated on the values at its paths, as `ObjectSink` does.
+                guard case .compute(_, let invalid, let then) = field.mapper.kind else { return nil }
+                var pathSlots: [Int] = []
+                for path in expression.paths {
+                    guard let (objects, slot) = slotsOf(path) else { return nil }
+                    objectSlots.formUnion(objects)
+                    pathSlots.append(slot)
+                }
+                computations.append((expression, invalid, then, pathSlots))
+                fields.append(Field(rule: .map, check: -1, slot: -1, computed: computations.count - 1,
+                                    absent: .decline, null: .decline, isTrue: .decline, isFalse: .decline))
+                _ = destinations.addSlot(field.destinations[0].steps)
+                continue
+            }
+            guard field.sources.count == 1, let (objects, slot) = slotsOf(field.sources[0]) else { return nil }
             objectSlots.formUnion(objects)
             let m = field.mapper
             let (rule, check) = Self.rule(m, dates: &dates)
             if let check { checks.append(check) }
             fields.append(Field(
-                rule: rule, check: check == nil ? -1 : checks.count - 1, slot: slot,
+                rule: rule, check: check == nil ? -1 : checks.count - 1, slot: slot, computed: -1,
                 absent: fixed(m.map(nil)), null: fixed(m.map(.null)),
                 isTrue: fixed(m.map(.bool(true))), isFalse: fixed(m.map(.bool(false)))))
             _ = destinations.addSlot(field.destinations[0].steps)
@@ -120,6 +144,7 @@ final class ProjectedFields {
         self.checks = checks
         self.fixedTexts = fixedTexts
         self.objectSlots = objectSlots.sorted()
+        self.computations = computations
         slots = projector.recordSlots()
         values = .allocate(capacity: max(fields.count, 1))
         values.initialize(repeating: Value(), count: max(fields.count, 1))
@@ -168,6 +193,12 @@ final class ProjectedFields {
         scratch.reset(keeping: 1 << 20)
         var filled: UInt64 = 0
         for f in 0..<fieldCount {
+            if fields[f].computed >= 0 {
+                guard let value = computedValue(fields[f].computed, record) else { return false }
+                if value.source != .omitted { filled |= 1 << UInt64(f) }
+                values[f] = value
+                continue
+            }
             let slot = slots[fields[f].slot]
             let fixed: Fixed
             if slot.count == 0 {
@@ -216,6 +247,32 @@ final class ProjectedFields {
         writer.writeReleasing(output.bytes)
         written &+= 1
         return true
+    }
+
+    /// A computed field's value: its expression on the scalars at its paths (nil: decline the record).
+    private func computedValue(_ c: Int, _ record: UnsafeRawBufferPointer) -> Value? {
+        let computation = computations[c]
+        var declined = false
+        let evaluation = computation.expression.evaluate(stack: &expressionStack) { i in
+            let slot = slots[computation.slots[i]]
+            guard slot.count == 1 else {
+                if slot.count > 1 { declined = true }
+                return nil
+            }
+            let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
+            guard let value = projectedScalar(raw, decodingInto: &decoded) else {
+                declined = true  // (an object or an array)
+                return nil
+            }
+            return value
+        }
+        if declined { return nil }
+        let result = Mapper.finishComputing(computation.expression, evaluation, invalid: computation.invalid, then: computation.then)
+        guard result.errors.isEmpty else { return nil }
+        guard let mapped = result.value else { return Value() }
+        let start = scratch.count
+        scratch.write(mapped)
+        return Value(source: .scratch, start: start, length: scratch.count - start)
     }
 
     /// Whether a value's text passes a field's result check.

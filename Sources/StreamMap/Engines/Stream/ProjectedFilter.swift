@@ -5,6 +5,18 @@ import Darwin
 #endif
 internal import CJSONScan
 
+/// The value of a scalar's text `raw` in a projected record (validated by the projector), or nil for an object or
+/// an array (or text that does not read as one value, which the projector rules out).
+func projectedScalar(_ raw: UnsafeRawBufferPointer, decodingInto decoded: inout ByteBuffer) -> JSONValue? {
+    switch raw[0] {
+    case UInt8(ascii: "n"): return .null
+    case UInt8(ascii: "t"): return .bool(true)
+    case UInt8(ascii: "f"): return .bool(false)
+    case UInt8(ascii: "{"), UInt8(ascii: "["): return nil
+    default: return try? LiftedStrings.event(raw, decodingInto: &decoded).scalarValue()
+    }
+}
+
 /// A `where` evaluated on the values its paths have in the record, read straight from where the projector found
 /// them (`cjsonscan_slot`) — no events replayed for the filter. Each path must be a path of keys whose value the
 /// projection keeps whole. A record in which a value it reads is an object or an array, a key it reads comes
@@ -55,17 +67,11 @@ final class ProjectedFilter {
             let slot = slots[valueSlots[i]]
             guard slot.count == 1 else { return nil }
             let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
-            switch raw[0] {
-            case UInt8(ascii: "n"): return .null
-            case UInt8(ascii: "t"): return .bool(true)
-            case UInt8(ascii: "f"): return .bool(false)
-            default:
-                guard let value = try? LiftedStrings.event(raw, decodingInto: &decoded).scalarValue() else {
-                    unreadable = true  // (not so after the projector: its strings are valid UTF-8)
-                    return nil
-                }
-                return value
+            guard let value = projectedScalar(raw, decodingInto: &decoded) else {
+                unreadable = true  // (containers were ruled out above)
+                return nil
             }
+            return value
         }
         if unreadable { return nil }
         decided &+= 1
