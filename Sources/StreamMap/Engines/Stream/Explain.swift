@@ -54,6 +54,9 @@ public struct MapperExplanation: Sendable {
     public var handling: StreamHandling
     /// The structure below, when the mapper is an object mapping or an array of something.
     public var structure: Structure?
+    /// The record's fields are written straight from where the record's projection finds their values
+    /// (`ProjectedFields`), for every record whose values need nothing more (the others are mapped from events).
+    public var fieldsFromProjection = false
     /// The mapper is a built-in conversion of scalars (dates, numbers, URLs, UUIDs, base64, arithmetic): its
     /// value is built in memory, but a valid one is a single string or number, which costs nothing. A closure
     /// (`block`), `toString`, an enum table or a key style may be handed a whole object or array.
@@ -71,6 +74,7 @@ public struct MapperExplanation: Sendable {
     public init(_ mapper: Mapper) {
         let plan = CompiledPlan(mapper)
         self.init(mapper, sink: plan.root)
+        fieldsFromProjection = plan.projectedFields != nil
     }
 
     /// Explains `mapper`, compiled as `sink`.
@@ -396,6 +400,10 @@ extension MapperExplanation: CustomStringConvertible {
     public var description: String {
         var lines: [String] = []
         render(label: "record", indent: "", depth: 0, into: &lines)
+        if fieldsFromProjection, let required = lines.firstIndex(where: { $0.hasPrefix("  required: ") }) {
+            lines.insert("  fields: written from where the record's projection finds their values (records that need more: from events)",
+                         at: required + 1)
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
