@@ -254,17 +254,7 @@ final class ProjectedFields {
         let computation = computations[c]
         var declined = false
         let evaluation = computation.expression.evaluate(stack: &expressionStack) { i in
-            let slot = slots[computation.slots[i]]
-            guard slot.count == 1 else {
-                if slot.count > 1 { declined = true }
-                return nil
-            }
-            let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
-            guard let value = projectedScalar(raw, decodingInto: &decoded) else {
-                declined = true  // (an object or an array)
-                return nil
-            }
-            return value
+            SlotRead(slots[computation.slots[i]], in: record, decodingInto: &decoded).value(declined: &declined)
         }
         if declined { return nil }
         let result = Mapper.finishComputing(computation.expression, evaluation, invalid: computation.invalid, then: computation.then)

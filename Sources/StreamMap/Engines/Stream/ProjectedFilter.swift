@@ -5,15 +5,43 @@ import Darwin
 #endif
 internal import CJSONScan
 
-/// The value of a scalar's text `raw` in a projected record (validated by the projector), or nil for an object or
-/// an array (or text that does not read as one value, which the projector rules out).
-func projectedScalar(_ raw: UnsafeRawBufferPointer, decodingInto decoded: inout ByteBuffer) -> JSONValue? {
-    switch raw[0] {
-    case UInt8(ascii: "n"): return .null
-    case UInt8(ascii: "t"): return .bool(true)
-    case UInt8(ascii: "f"): return .bool(false)
-    case UInt8(ascii: "{"), UInt8(ascii: "["): return nil
-    default: return try? LiftedStrings.event(raw, decodingInto: &decoded).scalarValue()
+/// What a slot of a projected record holds, for a reader of scalars: nothing (the key was not met), a scalar's
+/// value, or something to decline the record for (the key met twice, an object or an array).
+enum SlotRead {
+    case absent
+    case value(JSONValue)
+    case decline
+
+    init(_ slot: cjsonscan_slot, in record: UnsafeRawBufferPointer, decodingInto decoded: inout ByteBuffer) {
+        guard slot.count == 1 else {
+            self = slot.count == 0 ? .absent : .decline
+            return
+        }
+        let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
+        switch raw[0] {
+        case UInt8(ascii: "n"): self = .value(.null)
+        case UInt8(ascii: "t"): self = .value(.bool(true))
+        case UInt8(ascii: "f"): self = .value(.bool(false))
+        case UInt8(ascii: "{"), UInt8(ascii: "["): self = .decline
+        default:
+            // (Text the projector vouched for reads as one value; anything else is declined all the same.)
+            guard let value = try? LiftedStrings.event(raw, decodingInto: &decoded).scalarValue() else {
+                self = .decline
+                return
+            }
+            self = .value(value)
+        }
+    }
+
+    /// The value for an evaluation's reader: nil when absent, and nil with `declined` set to decline.
+    func value(declined: inout Bool) -> JSONValue? {
+        switch self {
+        case .absent: return nil
+        case .value(let v): return v
+        case .decline:
+            declined = true
+            return nil
+        }
     }
 }
 
@@ -57,23 +85,9 @@ final class ProjectedFilter {
             let slot = slots[s]
             if slot.count > 1 || (slot.count == 1 && slot.length != 0) { return nil }
         }
-        for s in valueSlots {
-            let slot = slots[s]
-            if slot.count > 1 { return nil }
-            if slot.count == 1, record[slot.start] == UInt8(ascii: "{") || record[slot.start] == UInt8(ascii: "[") { return nil }
-        }
-        var unreadable = false
-        let kept = filter.keeps { i in
-            let slot = slots[valueSlots[i]]
-            guard slot.count == 1 else { return nil }
-            let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
-            guard let value = projectedScalar(raw, decodingInto: &decoded) else {
-                unreadable = true  // (containers were ruled out above)
-                return nil
-            }
-            return value
-        }
-        if unreadable { return nil }
+        var declined = false
+        let kept = filter.keeps { i in SlotRead(slots[valueSlots[i]], in: record, decodingInto: &decoded).value(declined: &declined) }
+        if declined { return nil }
         decided &+= 1
         return kept
     }
