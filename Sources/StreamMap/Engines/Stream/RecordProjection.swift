@@ -365,8 +365,13 @@ struct ProjectionBuilder {
     public struct Projection: Equatable {
         public var bytes: [UInt8]
         public var lifts: [Lift]
+        /// Where each key's value is in the record (`cjsonscan_slot`), by the order the plan's keys were added.
+        public var slots: [Slot]
         public struct Lift: Equatable {
             public var placeholder: Int, start: Int, length: Int
+        }
+        public struct Slot: Equatable {
+            public var start: Int, length: Int, count: Int
         }
     }
 
@@ -390,17 +395,21 @@ struct ProjectionBuilder {
               let p = record.baseAddress?.assumingMemoryBound(to: UInt8.self), record.count > 0 else { return nil }
         var out = [UInt8](repeating: 0, count: record.count + 64)
         var lifts = [cjsonscan_lift](repeating: cjsonscan_lift(), count: max(liftCapacity, 1))
+        var slots = [cjsonscan_slot](repeating: cjsonscan_slot(), count: max(cjsonscan_projection_key_count(kernel), 1))
         var lifted = 0
         let count = out.withUnsafeMutableBufferPointer { o in
             lifts.withUnsafeMutableBufferPointer { l in
-                portable
-                    ? cjsonscan_project_portable(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted, nil)
-                    : cjsonscan_project(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted, nil)
+                slots.withUnsafeMutableBufferPointer { s in
+                    portable
+                        ? cjsonscan_project_portable(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted, s.baseAddress)
+                        : cjsonscan_project(kernel, p, record.count, maximumDepth, o.baseAddress, l.baseAddress, liftCapacity, &lifted, s.baseAddress)
+                }
             }
         }
         guard count >= 0 else { return nil }
         return Projection(bytes: Array(out[..<count]),
-                          lifts: lifts[..<lifted].map { .init(placeholder: $0.placeholder, start: $0.start, length: $0.length) })
+                          lifts: lifts[..<lifted].map { .init(placeholder: $0.placeholder, start: $0.start, length: $0.length) },
+                          slots: slots.prefix(cjsonscan_projection_key_count(kernel)).map { .init(start: $0.start, length: $0.length, count: $0.count) })
     }
 
     /// nil when both code paths of the kernel agree with the parser on `record`, else what differs.
@@ -428,6 +437,14 @@ struct ProjectionBuilder {
             return "the projection \(printable(projected.bytes)) does not parse"
         }
         if got != expected { return "the projection \(printable(projected.bytes)) has events \(got), expected \(expected)" }
+        // Each key's slot, where a value was noted, holds one whole value of the record.
+        for (k, slot) in projected.slots.enumerated() where slot.count > 0 && slot.length > 0 {
+            guard slot.start + slot.length <= record.count,
+                  case .accepted(let value) = Events.of(UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)]),
+                                                        maximumDepth: maximumDepth),
+                  !value.isEmpty
+            else { return "slot \(k) (\(slot.start), \(slot.length)) of \(printable(Array(record))) is not one value" }
+        }
         if projected.lifts.count != expectedLifts.count {
             return "\(projected.lifts.count) strings lifted out of \(printable(projected.bytes)), expected \(expectedLifts.count)"
         }
