@@ -62,7 +62,7 @@ final class RecordProjector {
             return nil
         }
         self.plan = plan
-        self.keys = keys
+        childOfSlot = keys.map(\.child)
         var slotOfKey: [Int32: [[UInt8]: Int]] = [:]
         for (slot, key) in keys.enumerated() where slotOfKey[key.node]?[key.key] == nil {
             slotOfKey[key.node, default: [:]][key.key] = slot  // (the first of a node's entries for a key stands, as in the kernel)
@@ -71,8 +71,9 @@ final class RecordProjector {
         text = ByteBuffer(capacity: 1 << 12)
     }
 
-    /// The plan's keys, in the kernel's order (their slots' order), and the slot of each node's keys.
-    private let keys: [ProjectionKey]
+    /// Per slot (the plan's keys in the kernel's order), the node its key's object value is projected by (-1: kept
+    /// whole); and the slot of each node's keys.
+    private let childOfSlot: [Int32]
     private let slotOfKey: [Int32: [[UInt8]: Int]]
     /// Where the values of the plan's keys are in the record last projected (`cjsonscan_slot`, one per key in
     /// the kernel's order), once `recordSlots()` asked for them.
@@ -81,8 +82,8 @@ final class RecordProjector {
     /// From the next record on, the projection notes where its keys' values are (`slots`).
     func recordSlots() -> UnsafeMutablePointer<cjsonscan_slot> {
         if let slots { return slots }
-        let made = UnsafeMutablePointer<cjsonscan_slot>.allocate(capacity: max(keys.count, 1))
-        made.initialize(repeating: cjsonscan_slot(), count: max(keys.count, 1))
+        let made = UnsafeMutablePointer<cjsonscan_slot>.allocate(capacity: max(childOfSlot.count, 1))
+        made.initialize(repeating: cjsonscan_slot(), count: max(childOfSlot.count, 1))
         slots = made
         return made
     }
@@ -95,10 +96,10 @@ final class RecordProjector {
         var objects: [Int] = []
         for (i, step) in path.enumerated() {
             guard let slot = slotOfKey[node]?[step] else { return nil }
-            if i == path.count - 1 { return keys[slot].child < 0 ? (objects, slot) : nil }
-            guard keys[slot].child >= 0 else { return nil }
+            if i == path.count - 1 { return childOfSlot[slot] < 0 ? (objects, slot) : nil }
+            guard childOfSlot[slot] >= 0 else { return nil }
             objects.append(slot)
-            node = keys[slot].child
+            node = childOfSlot[slot]
         }
         return nil
     }
