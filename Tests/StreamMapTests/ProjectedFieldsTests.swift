@@ -19,45 +19,62 @@ import Testing
           "date": {"to": "ms", "via": [{"stringToDate": "iso8601"}, {"dateToNumber": "ms"}]},
           "u": {"to": "u", "via": ["url"], "required": false},
           "user.name": {"to": "user.name", "type": "string"},
-          "user.deep.x": {"to": "x", "required": false}
+          "user.deep.x": {"to": "x", "required": false},
+          "w": {"to": "w", "type": "integer", "invalid": "omit", "required": false}
         }}
         """#
 
-    /// Records, and whether each is written from the projection (true) or declined and mapped the usual way.
-    static let records: [(String, Bool)] = [
-        (#"{"s":"a","any":1,"n":2,"x":3,"b":true,"opt":4,"def":"e","date":"2020-01-02T03:04:05Z","u":"https://a.b/c","user":{"name":"N","deep":{"x":"y"}}}"#, true),
+    /// What the projection's way does with a record.
+    enum Way: Equatable {
+        /// Written from the projection.
+        case written
+        /// Rejected there, with the errors the tree engine gives it.
+        case rejected
+        /// Declined: mapped the usual way.
+        case declined
+    }
+
+    /// Records, and what the projection's way does with each.
+    static let records: [(String, Way)] = [
+        (#"{"s":"a","any":1,"n":2,"x":3,"b":true,"opt":4,"def":"e","date":"2020-01-02T03:04:05Z","u":"https://a.b/c","user":{"name":"N","deep":{"x":"y"}}}"#, .written),
         // Escapes of every kind in copied strings, numbers of every form, a date with an escape.
-        (#"{"s":"q\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00\u001f","any":"\u0041","n":-0,"x":-1.5e+3,"b":false,"date":"2020-01-02T03:04:05.120\u005A","user":{"name":"\u4e2d"}}"#, true),
+        (#"{"s":"q\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00\u001f","any":"\u0041","n":-0,"x":-1.5e+3,"b":false,"date":"2020-01-02T03:04:05.120\u005A","user":{"name":"\u4e2d"}}"#, .written),
         // Absent and null values the fields' policies decide; members in another order; whitespace everywhere.
-        (#" { "user" : { "deep" : { "x" : null } , "name" : "" } , "opt" : null , "def" : null , "any" : "v" , "s" : "" , "n" : 0 , "x" : 0.5 , "date" : "1970-01-01T00:00:00Z" } "#, true),
-        (#"{"s":"a","any":[1],"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // a container
-        (#"{"s":"a","any":{"k":1},"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),
-        (#"{"s":"a","any":1,"n":2.0,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // not an integer
-        (#"{"s":1,"any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // not a string
-        (#"{"s":"a","any":1,"n":2,"x":"3","date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),
-        (#"{"s":"a","s":"b","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // a key twice
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":"N"}"#, false),  // not an object on the way
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":null}"#, false),
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"},"user":{"name":"M"}}"#, false),
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z"}"#, false),  // a required value absent
-        (#"{"s":"a","any":null,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // or null
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N","deep":{"x":[1]}}}"#, false),
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"yesterday","user":{"name":"N"}}"#, false),  // not a date
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","u":"::","user":{"name":"N"}}"#, false),  // not a URL
-        (#"{"s":"a","any":1,"n":2,"x":3,"b":"yes","date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),
-        (#"{"\u0073":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, false),  // an escaped key
-        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"},}"#, false),  // a syntax error
-        (#"{"s":"a","any":true,"n":2,"x":3,"opt":-7,"date":"2020-01-02T03:04:05+01:00","u":"mailto:a@b.c","user":{"deep":{"x":"deep"},"name":"N"}}"#, true),
+        (#" { "user" : { "deep" : { "x" : null } , "name" : "" } , "opt" : null , "def" : null , "any" : "v" , "s" : "" , "n" : 0 , "x" : 0.5 , "date" : "1970-01-01T00:00:00Z" } "#, .written),
+        (#"{"s":"a","any":[1],"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .declined),  // a container
+        (#"{"s":"a","any":{"k":1},"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .declined),
+        (#"{"s":"a","any":1,"n":2.0,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .rejected),  // not an integer
+        (#"{"s":1,"any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .rejected),  // not a string
+        (#"{"s":"a","any":1,"n":2,"x":"3","date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .rejected),
+        (#"{"s":"a","s":"b","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .declined),  // a key twice
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":"N"}"#, .declined),  // not an object on the way
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":null}"#, .declined),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"},"user":{"name":"M"}}"#, .declined),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z"}"#, .rejected),  // a required value absent
+        (#"{"s":"a","any":null,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .rejected),  // or null
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N","deep":{"x":[1]}}}"#, .declined),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"yesterday","user":{"name":"N"}}"#, .rejected),  // not a date
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","u":"::","user":{"name":"N"}}"#, .rejected),  // not a URL
+        (#"{"s":"a","any":1,"n":2,"x":3,"b":"yes","date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .rejected),
+        // Several fields fail: every error, in field order; a warning among them is reported with them.
+        (#"{"w":"2","s":1,"any":null,"n":"2","x":3,"date":"yesterday","u":"::","user":{"deep":{"x":1}}}"#, .rejected),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","w":false,"user":{"name":"N"}}"#, .declined),  // a warning alone
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","w":1.5,"user":{"name":7}}"#, .rejected),
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","w":7,"user":{"name":"N"}}"#, .written),
+        (#"{"\u0073":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"}}"#, .declined),  // an escaped key
+        (#"{"s":"a","any":1,"n":2,"x":3,"date":"2020-01-02T03:04:05Z","user":{"name":"N"},}"#, .declined),  // a syntax error
+        (#"{"s":"a","any":true,"n":2,"x":3,"opt":-7,"date":"2020-01-02T03:04:05+01:00","u":"mailto:a@b.c","user":{"deep":{"x":"deep"},"name":"N"}}"#, .written),
     ]
 
     @Test func writtenAsTheTreeWritesThemAndOnlyWhenSure() throws {
         let mapper = try Spec(json: Array(Self.spec.utf8), file: "projected.spec.json").mapper
         var stream = StreamEngine(mapper: mapper)
         let tree = TreeEngine(mapper: mapper)
-        for (record, direct) in Self.records + Self.records.reversed() {
-            let before = stream.projectedFieldRecords
+        for (record, way) in Self.records + Self.records.reversed() {
+            let before = (stream.projectedFieldRecords, stream.projectedFieldRejections)
             expectSameMapping(&stream, tree, Array(record.utf8))
-            #expect((stream.projectedFieldRecords > before) == direct, "record: \(record)")
+            let taken: Way = stream.projectedFieldRecords > before.0 ? .written : stream.projectedFieldRejections > before.1 ? .rejected : .declined
+            #expect(taken == way, "record: \(record)")
         }
     }
 
@@ -71,7 +88,9 @@ import Testing
             expectSameMapping(&stream, tree, Array(record.utf8))
         }
         #expect(stream.filterSharesProjection)
-        #expect(stream.projectedFieldRecords == 2)  // (the first record and the last: the others are dropped or declined)
+        // (The first record, the last and the one with `"w":7`: the others are dropped, rejected or declined.)
+        #expect(stream.projectedFieldRecords == 3)
+        #expect(stream.projectedFieldRejections > 0)
         // (All but the escaped key, the syntax error, and the three records whose `user` is not one object.)
         #expect(stream.projectedFilterRecords == Self.records.count - 5)
     }
@@ -232,5 +251,6 @@ import Testing
         #expect(computedDirect >= 25, "only \(computedDirect) records with computed fields written straight from their projections")
         #expect(tally.projectedFilter * 3 >= filtered, "\(tally.projectedFilter) of \(filtered) records filtered on the values in their projections")
         #expect(tally.projectedFields * 8 >= total, "\(tally.projectedFields) of \(total) records written straight from their projections")
+        #expect(tally.projectedRejections * 30 >= total, "\(tally.projectedRejections) of \(total) records rejected on the values in their projections")
     }
 }

@@ -26,14 +26,15 @@ func makeStreamEngine(_ mapper: Mapper) -> any RecordEngine {
 /// The stream engine, counting the records it wrote straight from a projection's slots (`ProjectedFields`) into
 /// `tally`, so that a differential run can say how much of it went that way.
 struct TallyingStreamEngine: RecordEngine {
-    final class Tally { var projectedFields = 0, projectedFilter = 0 }
+    final class Tally { var projectedFields = 0, projectedFilter = 0, projectedRejections = 0 }
     var engine: StreamEngine
     let tally: Tally
     private mutating func counting(_ body: (inout StreamEngine) -> RecordOutcome) -> RecordOutcome {
-        let before = (engine.projectedFieldRecords, engine.projectedFilterRecords)
+        let before = (engine.projectedFieldRecords, engine.projectedFilterRecords, engine.projectedFieldRejections)
         let outcome = body(&engine)
         tally.projectedFields += engine.projectedFieldRecords - before.0
         tally.projectedFilter += engine.projectedFilterRecords - before.1
+        tally.projectedRejections += engine.projectedFieldRejections - before.2
         return outcome
     }
     mutating func map(record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> RecordOutcome {

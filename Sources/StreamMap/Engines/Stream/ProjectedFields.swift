@@ -14,9 +14,13 @@ internal import CJSONScan
 /// any other scalar mapped by the field's `Mapper.map` (what the base sink does), a computed field's expression
 /// evaluated on its paths' values and finished by `Mapper.finishComputing` (as `ObjectSink` does), and an absent value, `null`,
 /// `true` and `false` as the field's mapper maps them (worked out once: spec mappers are deterministic). A
-/// record in which anything else comes — an error or a warning of any field, an object or array where a field
-/// reads, a key met twice, an object on a path that is not one — is declined, and the engine maps it the usual
-/// way, so its result and its errors are the sinks' by construction. The object is laid out by the same
+/// record whose fields fail is rejected here too, with the errors the tree engine gives it: each failing field's
+/// errors from its mapper (`Mapper.map` on the value, or those worked out once for absent, `null`, `true` and
+/// `false`), at its source and destination paths, in field order (`ObjectMapping.map`'s own steps) — a mixed
+/// firehose rejects many records, and replaying each through the sinks cost more than mapping a valid one. A
+/// record in which anything else comes — warnings without an error, a computed field's error, an object or array
+/// where a field reads, a key met twice, an object on a path that is not one — is declined, and the engine maps it
+/// the usual way, so its result and its errors are the sinks' by construction. The object is laid out by the same
 /// `DestinationTree` as `ObjectSink`'s. (The differential tests hold the two ways to each other.)
 final class ProjectedFields {
     /// What a field does with a string or a number.
@@ -30,11 +34,21 @@ final class ProjectedFields {
     }
 
     /// What a field's mapper makes of a value known in advance (absent, `null`, `true`, `false`): nothing, the
-    /// text `fixedTexts[start..<start + length]`, or an error or a warning (then the record is declined).
+    /// text `fixedTexts[start..<start + length]`, or errors or warnings (`fixedErrors[i]`, at the field's paths).
     private enum Fixed {
         case omit
         case text(start: Int, length: Int)
-        case decline
+        case failure(Int)
+    }
+
+    /// What became of a record.
+    enum Outcome: Equatable {
+        /// Mapped and written.
+        case written
+        /// Nothing written: the engine maps the record the usual way.
+        case declined
+        /// Rejected with these errors (at least one fatal), the tree engine's.
+        case rejected([MapError])
     }
 
     /// A field, as plain values (read per record without reference counting).
@@ -65,6 +79,10 @@ final class ProjectedFields {
     private let dates: [[DateSyntax]]
     private let checks: [@Sendable (UnsafeRawBufferPointer) -> Bool]
     private let fixedTexts: [UInt8]
+    /// The errors of the fixed results that have some, at their fields' paths.
+    private let fixedErrors: [[MapError]]
+    /// Per field, the paths its errors are placed at (`ObjectMapping.attach`): its source as keys, its destination.
+    private let errorPaths: [(source: [JSONPath], destination: [JSONPath])]
     /// The slots of the objects on the fields' paths (each must be one object or absent).
     private let objectSlots: [Int]
     private let computations: [(expression: ValueExpression, invalid: FieldPolicy.Action, then: Mapper, slots: [Int])]
@@ -78,8 +96,9 @@ final class ProjectedFields {
     @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
     @exclusivity(unchecked) private var output = ByteBuffer(capacity: 1024)
     @exclusivity(unchecked) private var decoded = ByteBuffer(capacity: 256)
-    /// Records written this way (the tests check that the engine takes this path).
+    /// Records written this way, and rejected (the tests check that the engine takes this path).
     @exclusivity(unchecked) private(set) var written = 0
+    @exclusivity(unchecked) private(set) var rejected = 0
 
     /// Nil unless `mapper` is an object mapping of such fields (at most 64, keys only on their paths) whose paths
     /// `projector` reads to the values.
@@ -93,8 +112,13 @@ final class ProjectedFields {
         var dates: [[DateSyntax]] = []
         var checks: [@Sendable (UnsafeRawBufferPointer) -> Bool] = []
         var fixedTexts: [UInt8] = []
+        var fixedErrors: [[MapError]] = []
+        var errorPaths: [(source: [JSONPath], destination: [JSONPath])] = []
         func fixed(_ result: MapResult) -> Fixed {
-            guard result.errors.isEmpty else { return .decline }
+            guard result.errors.isEmpty else {
+                fixedErrors.append(Self.attach(result.errors, errorPaths[errorPaths.count - 1]))
+                return .failure(fixedErrors.count - 1)
+            }
             guard let value = result.value else { return .omit }
             var w = JSONWriter()
             w.write(value)
@@ -110,6 +134,9 @@ final class ProjectedFields {
         }
         for field in mapping.fields {
             guard field.destinations.count == 1, field.mapper.isDeterministic else { return nil }
+            // (A computed field's errors name the paths they are about; its failures are declined.)
+            errorPaths.append((field.computed == nil ? field.sources.map { JSONPath($0.steps.map { .key($0) }) } : [.root],
+                               field.destinations.map(\.destinationPath)))
             if let expression = field.computed {
                 // A computed field: its expression evaluated on the values at its paths, as `ObjectSink` does.
                 guard case .compute(_, let invalid, let then) = field.mapper.kind else { return nil }
@@ -121,7 +148,7 @@ final class ProjectedFields {
                 }
                 computations.append((expression, invalid, then, pathSlots))
                 fields.append(Field(rule: .map, check: -1, slot: -1, computed: computations.count - 1,
-                                    absent: .decline, null: .decline, isTrue: .decline, isFalse: .decline))
+                                    absent: .omit, null: .omit, isTrue: .omit, isFalse: .omit))  // (not read)
                 _ = destinations.addSlot(field.destinations[0].steps)
                 continue
             }
@@ -143,6 +170,8 @@ final class ProjectedFields {
         self.dates = dates
         self.checks = checks
         self.fixedTexts = fixedTexts
+        self.fixedErrors = fixedErrors
+        self.errorPaths = errorPaths
         self.objectSlots = objectSlots.sorted()
         self.computations = computations
         slots = projector.recordSlots()
@@ -183,18 +212,20 @@ final class ProjectedFields {
         }
     }
 
-    /// Writes the mapped record (the projection of which just filled `slots`) and returns true, or returns false
-    /// with nothing written when the record must be mapped the usual way.
-    func write(_ record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> Bool {
+    /// Writes the mapped record (the projection of which just filled `slots`), or rejects it with its errors, or
+    /// declines it with nothing written when the record must be mapped the usual way.
+    func write(_ record: UnsafeRawBufferPointer, into writer: inout JSONWriter) -> Outcome {
         for s in objectSlots {
             let slot = slots[s]
-            if slot.count > 1 || (slot.count == 1 && slot.length != 0) { return false }
+            if slot.count > 1 || (slot.count == 1 && slot.length != 0) { return .declined }
         }
         scratch.reset(keeping: 1 << 20)
         var filled: UInt64 = 0
+        /// The fields whose values did not map cleanly (their errors are worked out once all fields are read).
+        var failed: UInt64 = 0
         for f in 0..<fieldCount {
             if fields[f].computed >= 0 {
-                guard let value = computedValue(fields[f].computed, record) else { return false }
+                guard let value = computedValue(fields[f].computed, record) else { return .declined }
                 if value.source != .omitted { filled |= 1 << UInt64(f) }
                 values[f] = value
                 continue
@@ -204,24 +235,28 @@ final class ProjectedFields {
             if slot.count == 0 {
                 fixed = fields[f].absent
             } else if slot.count > 1 {
-                return false
+                return .declined
             } else {
                 let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
                 switch raw[0] {
                 case UInt8(ascii: "n"): fixed = fields[f].null
                 case UInt8(ascii: "t"): fixed = fields[f].isTrue
                 case UInt8(ascii: "f"): fixed = fields[f].isFalse
-                case UInt8(ascii: "{"), UInt8(ascii: "["): return false
+                case UInt8(ascii: "{"), UInt8(ascii: "["): return .declined
                 default:
-                    guard let value = scalar(raw, at: slot.start, field: f) else { return false }
-                    if fields[f].check >= 0, value.source != .omitted, !passes(value, checks[fields[f].check], record) { return false }
+                    guard let value = scalar(raw, at: slot.start, field: f),
+                          fields[f].check < 0 || value.source == .omitted || passes(value, checks[fields[f].check], record)
+                    else {
+                        failed |= 1 << UInt64(f)
+                        continue
+                    }
                     if value.source != .omitted { filled |= 1 << UInt64(f) }
                     values[f] = value
                     continue
                 }
             }
             switch fixed {
-            case .decline: return false
+            case .failure: failed |= 1 << UInt64(f)
             case .omit: values[f] = Value()
             case .text(let start, let length):
                 let at = scratch.count
@@ -230,6 +265,7 @@ final class ProjectedFields {
                 filled |= 1 << UInt64(f)
             }
         }
+        if failed != 0 { return rejection(failed, record) }
         output.reset(keeping: 1 << 20)
         destinations.withLayout(mask: filled) { layout in
             layout.write(to: &output) { f, output in
@@ -246,7 +282,52 @@ final class ProjectedFields {
         output.append(UInt8(ascii: "}"))
         writer.writeReleasing(output.bytes)
         written &+= 1
-        return true
+        return .written
+    }
+
+    /// The record's errors, as `ObjectMapping.map` gives them, when the fields in `failed` fail it (each of the others
+    /// mapped without an error or a warning); `.declined` when none of their errors is fatal, or when a field
+    /// turns out to map cleanly after all (what the quick reading turned down, the mapper may still take).
+    private func rejection(_ failed: UInt64, _ record: UnsafeRawBufferPointer) -> Outcome {
+        var errors: [MapError] = []
+        var rest = failed
+        while rest != 0 {
+            let f = rest.trailingZeroBitCount
+            rest &= rest - 1
+            let slot = slots[fields[f].slot]
+            var fixed: Fixed? = slot.count == 0 ? fields[f].absent : nil
+            let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
+            if fixed == nil {
+                switch raw[0] {
+                case UInt8(ascii: "n"): fixed = fields[f].null
+                case UInt8(ascii: "t"): fixed = fields[f].isTrue
+                case UInt8(ascii: "f"): fixed = fields[f].isFalse
+                default: break
+                }
+            }
+            if let fixed {
+                guard case .failure(let i) = fixed else { return .declined }
+                errors += fixedErrors[i]
+                continue
+            }
+            guard let value = try? LiftedStrings.event(raw, decodingInto: &decoded).scalarValue() else { return .declined }
+            let result = mappers[f].map(value)
+            guard !result.errors.isEmpty else { return .declined }
+            errors += Self.attach(result.errors, errorPaths[f])
+        }
+        guard errors.contains(where: \.isFatal) else { return .declined }
+        rejected &+= 1
+        return .rejected(errors)
+    }
+
+    /// A field's errors placed at its paths, as `ObjectMapping.map` places them (one source: focus 0).
+    private static func attach(_ errors: [MapError], _ paths: (source: [JSONPath], destination: [JSONPath])) -> [MapError] {
+        errors.map { e in
+            var e = e
+            e.sourcePath = ObjectMapping.attach(e.sourcePath, to: paths.source)
+            e.destinationPath = ObjectMapping.attach(e.destinationPath, to: paths.destination)
+            return e
+        }
     }
 
     /// A computed field's value: its expression on the scalars at its paths (nil: decline the record).

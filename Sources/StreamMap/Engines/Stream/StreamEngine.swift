@@ -70,6 +70,8 @@ public struct StreamEngine: RecordEngine {
     var replayedProjections: Int { plan?.replayedProjections ?? 0 }
     /// Records whose fields were written straight from the projection (`ProjectedFields`).
     var projectedFieldRecords: Int { plan?.projectedFields?.written ?? 0 }
+    /// Records rejected on the values the projection found (`ProjectedFields`).
+    var projectedFieldRejections: Int { plan?.projectedFields?.rejected ?? 0 }
     /// Records the filter decided on the values the projection found (`ProjectedFilter`).
     var projectedFilterRecords: Int { plan?.projectedFilter?.decided ?? 0 }
     /// Whether the filter and the mapping read one projection of each record, for the tests.
@@ -150,7 +152,13 @@ public struct StreamEngine: RecordEngine {
            let projected = shared ?? (plan.sharesProjection ? nil : projector.project(record, maximumDepth: parserOptions.maximumDepth)) {
             defer { projector.lifts.end() }
             // The fields written straight from where the projector found their values, when it can be done so.
-            if let fields = plan.projectedFields, fields.write(record, into: &writer) { return .mapped(warnings: []) }
+            if let fields = plan.projectedFields {
+                switch fields.write(record, into: &writer) {
+                case .written: return .mapped(warnings: [])
+                case .rejected(let errors): return .rejected(.mapping(errors))
+                case .declined: break
+                }
+            }
             // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
             let parser = plan.wholeRecordParser(options: parserOptions)
             do {
