@@ -115,6 +115,7 @@ int cjsonscan_projection_seal(cjsonscan_projection *plan) {
     for (size_t i = 0; i < nodes; i++) {
         plan_node *node = &plan->nodes[i];
         int32_t *table = plan->table + node->table_offset;
+        for (int b = 0; b < 64; b++) node->by_bit[b] = -1;
         for (uint32_t k = node->first_key; k < node->first_key + node->key_count; k++) {
             const plan_key *key = &plan->keys[k];
             size_t slot = plan_hash(plan->bytes + key->offset, key->length) & node->table_mask;
@@ -127,8 +128,12 @@ int cjsonscan_projection_seal(cjsonscan_projection *plan) {
                 }
                 slot = (slot + 1) & node->table_mask;
             }
-            if (!duplicate) table[slot] = (int32_t)k;
-            node->signature |= 1ull << plan_signature_bit(plan_prefix(plan->bytes + key->offset, key->length), key->length);
+            unsigned bit = plan_signature_bit(key->prefix, key->length);
+            if (!duplicate) {
+                table[slot] = (int32_t)k;
+                node->by_bit[bit] = node->by_bit[bit] == -1 ? (int32_t)k : -2;
+            }
+            node->signature |= 1ull << bit;
         }
     }
     plan->sealed = 1;

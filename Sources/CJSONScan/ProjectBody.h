@@ -159,10 +159,14 @@ filtered_key: {
         size_t key_start = i;
         size_t key_end = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 1);  // (an escaped key: not projected)
         if (key_end == 0) return -1;
-        i = V(skip_whitespace)(p, key_end, n);
-        if (i >= n || p[i] != ':') return -1;
-        i = V(skip_whitespace)(p, i + 1, n);
-        if (i >= n) return -1;
+        if (__builtin_expect(key_end + 1 < n && p[key_end] == ':' && p[key_end + 1] > ' ', 1)) {
+            i = key_end + 1;  // (compact JSON: the colon, then the value)
+        } else {
+            i = V(skip_whitespace)(p, key_end, n);
+            if (i >= n || p[i] != ':') return -1;
+            i = V(skip_whitespace)(p, i + 1, n);
+            if (i >= n) return -1;
+        }
         const unsigned char *key = p + key_start + 1;
         size_t key_length = key_end - key_start - 2;
         // The key's first 8 bytes (the bytes after a short key are in the record: at least its quote, a colon
@@ -175,8 +179,8 @@ filtered_key: {
             prefix = plan_prefix(key, key_length);
         }
         int32_t k = -1;
-        if ((signature >> plan_signature_bit(prefix, key_length)) & 1)
-            k = plan_find(plan, levels[top].node, key, key_length, prefix);
+        unsigned bit = plan_signature_bit(prefix, key_length);
+        if ((signature >> bit) & 1) k = plan_lookup(plan, levels[top].node, key, key_length, prefix, bit);
         if (k >= 0 && plan->keys[k].child >= 0 && p[i] == '{') {
             // Descend: the key as it is, then the projection of its object.
             if (depth >= limit || top + 1 >= PROJECT_LEVELS) return -1;
@@ -335,6 +339,10 @@ key:
     if (i >= n || p[i] != '"') return -1;
     i = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
     if (i == 0) return -1;
+    if (__builtin_expect(i + 1 < n && p[i] == ':' && p[i + 1] > ' ', 1)) {
+        i++;  // (compact JSON: the colon, then the value)
+        goto value;
+    }
     i = V(skip_whitespace)(p, i, n);
     if (i >= n || p[i] != ':') return -1;
     i = V(skip_whitespace)(p, i + 1, n);

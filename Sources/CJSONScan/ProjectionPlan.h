@@ -24,6 +24,7 @@ typedef struct {
     uint32_t table_offset;  // in `table`
     uint32_t table_mask;
     uint64_t signature;  // bit `plan_signature_bit` of each of its keys: most other keys are turned down by it
+    int32_t by_bit[64];  // per signature bit: the one key with that bit, -2 when several share it, -1 none
 } plan_node;
 
 struct cjsonscan_projection {
@@ -100,5 +101,24 @@ static inline int32_t plan_find(const cjsonscan_projection *plan, int32_t node_i
     }
 }
 
+
+/// `plan_find` for a key whose signature bit (`bit`) is set in the node's signature: the one key with that bit is
+/// compared straight away (its length, its first 8 bytes, then the rest); a bit that keys share goes to the table.
+static inline int32_t plan_lookup(const cjsonscan_projection *plan, int32_t node_index, const unsigned char *key,
+                                  size_t length, uint64_t prefix, unsigned bit) {
+    int32_t k = plan->nodes[node_index].by_bit[bit];
+    if (__builtin_expect(k < 0, 0)) return k == -2 ? plan_find(plan, node_index, key, length, prefix) : -1;
+    const plan_key *candidate = &plan->keys[k];
+    if (candidate->length != length || candidate->prefix != prefix) return -1;
+    if (length <= 8) return k;
+    const unsigned char *bytes = plan->bytes + candidate->offset;
+    if (length <= 16) {  // (the last 8 bytes: with the first 8, every byte)
+        uint64_t a, b;
+        memcpy(&a, bytes + length - 8, 8);
+        memcpy(&b, key + length - 8, 8);
+        return a == b ? k : -1;
+    }
+    return memcmp(bytes + 8, key + 8, length - 8) == 0 ? k : -1;
+}
 
 #endif

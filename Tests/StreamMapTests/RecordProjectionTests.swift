@@ -250,9 +250,12 @@ import StreamMapTestSupport
     /// (and their length), keys of exactly 8 bytes, short keys that differ in one byte, the empty key — each is
     /// kept only where the plan names it, on both code paths.
     @Test func keysThatShareTheirFirstEightBytes() {
-        let named = ["abcdefgh", "abcdefghX", "abcdefghY1", "abcdefghY2", "abc", "", "abcdefgh_long_key_1", "k"]
+        // (Keys of 9 to 16 bytes are told apart by their first and last 8 bytes; longer ones by all the rest.)
+        let named = ["abcdefgh", "abcdefghX", "abcdefghY1", "abcdefghY2", "abc", "", "abcdefgh_long_key_1", "k",
+                     "abcdefgh12345678", "abcdefgh123456789"]
         let others = ["abcdefgi", "abcdefghZ", "abcdefghY3", "abcdefghY", "abd", "ab", "abcdefgh_long_key_2",
-                      "abcdefgh_long_key_", "K", "kk"]
+                      "abcdefgh_long_key_", "K", "kk", "abcdefgh12345679", "abcdefgh02345678", "abcdefgh123456780",
+                      "abcdefgh023456789"]
         let plan = Plan(named.map { ($0, nil) })
         var members: [(String, Bool)] = []
         for (i, key) in (named + others).enumerated() { members.append((key, i < named.count)) }
