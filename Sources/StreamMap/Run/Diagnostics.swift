@@ -10,13 +10,14 @@ import Darwin
 ///
 /// On a terminal each message is written at once; otherwise (a file, a pipe) messages are gathered and written
 /// in blocks of 64 KiB and when the console goes away, as C's stdio does: a run that rejects many records would
-/// otherwise spend a system call per message.
+/// otherwise spend a system call per message. One thread writes to it at a time, so its state is not checked for
+/// exclusive access at run time.
 package final class Console {
     package let fd: Int32 = 2
 
     package init() {}
     /// The progress line is on screen.
-    package var progressShown = false
+    @exclusivity(unchecked) package var progressShown = false
     private let immediate = isatty(2) != 0
     /// Record messages show their location in bold and their label (`warning: `, `invalid JSON: `) in colour.
     package let colour = Console.usesColour(environment: { getenv($0).map { String(cString: $0) } }, terminal: isatty(2) != 0)
@@ -29,7 +30,7 @@ package final class Console {
         return terminal
     }
     /// What is gathered (a buffer without an array's checks: a record message is many small pieces).
-    private var pending = ByteBuffer(capacity: blockSize + 4096)
+    @exclusivity(unchecked) private var pending = ByteBuffer(capacity: blockSize + 4096)
     private static let blockSize = 1 << 16
 
     deinit {
@@ -67,7 +68,7 @@ package final class Console {
     }
 
     /// The last input named in a record message, escaped (a run names the same input for thousands of messages).
-    private var nameCache: (name: String, escaped: [UInt8]) = ("", [])
+    @exclusivity(unchecked) private var nameCache: (name: String, escaped: [UInt8]) = ("", [])
 
     /// A message about a record: `streammap: NAME:LINE: /pointer: LABELmessage`, without `/pointer: ` at the root.
     /// The same bytes as `error("\(name):\(line): \(source.pointer): \(label)\(message)")`, written straight into

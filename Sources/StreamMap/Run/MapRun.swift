@@ -35,14 +35,17 @@ package enum StopReason: Equatable {
 
 /// The command line's end of the record pipeline: mapped records go to the output file in large writes, rejects to
 /// standard error or the rejects file, with the counts, `--on-error` and `--max-rejects`.
+///
+/// One thread drives it (the pipeline's), and no access to its state overlaps another, so the state is not checked
+/// for exclusive access at run time: those checks were most of what it cost a record.
 package final class CommandOutput: RecordPipelineOutput {
     package let settings: RunSettings
-    package var file: RecordWriter
-    package var rejects: RejectsFile?
+    @exclusivity(unchecked) package var file: RecordWriter
+    @exclusivity(unchecked) package var rejects: RejectsFile?
     package let console: Console
-    package var stats = RunStats()
-    package var stop: StopReason?
-    package var progress: ProgressDisplay?
+    @exclusivity(unchecked) package var stats = RunStats()
+    @exclusivity(unchecked) package var stop: StopReason?
+    @exclusivity(unchecked) package var progress: ProgressDisplay?
 
     package init(settings: RunSettings, file: RecordWriter, rejects: RejectsFile?, console: Console) {
         self.settings = settings
