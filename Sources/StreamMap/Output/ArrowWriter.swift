@@ -494,11 +494,16 @@ final class ColumnBuilder: @unchecked Sendable {
                         child = named
                     }
                     expected = child + 1
-                    guard children[child].count == row else {
+                    // (The child is reached without a retain and a release: `children` holds it.)
+                    let column = Unmanaged.passUnretained(children[child])
+                    guard column._withUnsafeGuaranteedRef({ $0.count }) == row else {
                         throw ArrowWriteError(message: "the key \(String(decoding: b[j..<keyEnd], as: UTF8.self)) comes twice in one object")
                     }
                     j = s.skipSpace(s.skipSpace(keyEnd) + 1)
-                    j = s.skipSpace(try children[child].append(s, at: j))
+                    let end: Result<Int, ArrowWriteError> = column._withUnsafeGuaranteedRef { column in
+                        do throws(ArrowWriteError) { return .success(try column.append(s, at: j)) } catch { return .failure(error) }
+                    }
+                    j = s.skipSpace(try end.get())
                     guard j < b.count, b[j] == UInt8(ascii: ",") else {
                         j += 1
                         break
@@ -557,8 +562,27 @@ final class ColumnBuilder: @unchecked Sendable {
         return names[k].withUnsafeBytes { name in
             let close = j + 1 + name.count
             guard close < b.count, b[close] == 0x22 else { return 0 }
-            guard name.count > 0 else { return close + 1 }
-            return memcmp(name.baseAddress!, b.baseAddress! + j + 1, name.count) == 0 ? close + 1 : 0
+            return Self.equal(UnsafeRawBufferPointer(rebasing: b[(j + 1)..<close]), name) ? close + 1 : 0
+        }
+    }
+
+    /// Whether two pieces of the same length hold the same bytes: a column name and a key are short, and compared
+    /// here in words that cover them (as `ByteBuffer.copy` copies), without a call to `memcmp`.
+    @inline(__always) static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let n = a.count
+        guard n == b.count else { return false }
+        guard n > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
+        switch n {
+        case 8...16:
+            return x.loadUnaligned(as: UInt64.self) == y.loadUnaligned(as: UInt64.self)
+                && x.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        case 4..<8:
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == y.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        case 1..<4:
+            return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1]
+        default:
+            return memcmp(x, y, n) == 0
         }
     }
 
@@ -781,7 +805,8 @@ struct ColumnData<Element: BitwiseCopyable> {
         let n = raw.count / MemoryLayout<Element>.stride
         guard n > 0 else { return }
         reserve(n)
-        UnsafeMutableRawPointer(base + count).copyMemory(from: raw.baseAddress!, byteCount: n * MemoryLayout<Element>.stride)
+        // (Short pieces, most strings of a record, without a call to `memcpy`.)
+        ByteBuffer.copy(UnsafeRawBufferPointer(rebasing: raw[..<(n * MemoryLayout<Element>.stride)]), to: UnsafeMutableRawPointer(base + count))
         count += n
     }
 
