@@ -562,6 +562,29 @@ struct ArrowOutputTests {
             }
         }
     }
+
+    /// A key is compared with its column's name in words (`ColumnBuilder.equal`): every length up to 40, equal,
+    /// and different at each byte.
+    @Test func keysAndNamesComparedInWords() {
+        for n in 0...40 {
+            let name = (0..<n).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            let key = [0x22] + name + [0x22]  // (between quotes, as in a record)
+            name.withUnsafeBytes { a in
+                key.withUnsafeBytes { k in
+                    let b = UnsafeRawBufferPointer(rebasing: k[1..<(n + 1)])
+                    #expect(ColumnBuilder.equal(a, b), "length \(n)")
+                    #expect(!ColumnBuilder.equal(a, UnsafeRawBufferPointer(rebasing: k[0..<n])) || n == 0, "length \(n), shifted")
+                }
+            }
+            for i in 0..<n {
+                var other = name
+                other[i] ^= 0x20
+                name.withUnsafeBytes { a in
+                    other.withUnsafeBytes { b in #expect(!ColumnBuilder.equal(a, b), "length \(n), byte \(i)") }
+                }
+            }
+        }
+    }
 }
 
 /// Random typed specs (every field's type known) and records for them: right values mostly, and absent, null,
