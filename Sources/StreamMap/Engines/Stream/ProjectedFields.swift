@@ -294,26 +294,21 @@ final class ProjectedFields {
         while rest != 0 {
             let f = rest.trailingZeroBitCount
             rest &= rest - 1
-            let slot = slots[fields[f].slot]
-            var fixed: Fixed? = slot.count == 0 ? fields[f].absent : nil
-            let raw = UnsafeRawBufferPointer(rebasing: record[slot.start..<(slot.start + slot.length)])
-            if fixed == nil {
-                switch raw[0] {
-                case UInt8(ascii: "n"): fixed = fields[f].null
-                case UInt8(ascii: "t"): fixed = fields[f].isTrue
-                case UInt8(ascii: "f"): fixed = fields[f].isFalse
-                default: break
-                }
-            }
-            if let fixed {
-                guard case .failure(let i) = fixed else { return .declined }
-                errors += fixedErrors[i]
+            // (The slot as the filter reads it; `null`, `true`, `false` and absent have their errors ready.)
+            let fixed: Fixed
+            switch SlotRead(slots[fields[f].slot], in: record, decodingInto: &decoded) {
+            case .decline: return .declined
+            case .absent: fixed = fields[f].absent
+            case .value(.null): fixed = fields[f].null
+            case .value(.bool(let b)): fixed = b ? fields[f].isTrue : fields[f].isFalse
+            case .value(let value):
+                let result = mappers[f].map(value)
+                guard !result.errors.isEmpty else { return .declined }
+                errors += Self.attach(result.errors, errorPaths[f])
                 continue
             }
-            guard let value = try? LiftedStrings.event(raw, decodingInto: &decoded).scalarValue() else { return .declined }
-            let result = mappers[f].map(value)
-            guard !result.errors.isEmpty else { return .declined }
-            errors += Self.attach(result.errors, errorPaths[f])
+            guard case .failure(let i) = fixed else { return .declined }
+            errors += fixedErrors[i]
         }
         guard errors.contains(where: \.isFatal) else { return .declined }
         rejected &+= 1
