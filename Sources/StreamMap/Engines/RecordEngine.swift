@@ -51,10 +51,15 @@ public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
         case .syntax(let e):
             try body(MapError(.syntax, e.message))
         case .mapping(let errors):
-            for e in errors { try body(e) }
+            // (Each error lent in place: `for e in errors` would copy it, retaining its paths and message.)
+            try errors.withUnsafeBufferPointer { all in
+                for i in all.indices { try body(all[i]) }
+            }
         case .noOutput(let warnings):
             try body(MapError(.required, "the mapper produced no output for this record"))
-            for w in warnings { try body(w) }
+            try warnings.withUnsafeBufferPointer { all in
+                for i in all.indices { try body(all[i]) }
+            }
         }
     }
 

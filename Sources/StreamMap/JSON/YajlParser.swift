@@ -295,11 +295,18 @@ class YajlParserBase: YajlCallbackTarget {
     }
 
     /// yajl's message is "parse error: <why>\n"; keep only the reason, on one line.
+    /// (On its UTF-8: yajl's messages are ASCII, and going by characters cost ~10 k instructions an invalid record.)
     private static func tidy(_ message: String) -> String {
-        var m = Substring(message)
-        if m.hasPrefix("parse error: ") { m = m.dropFirst(13) }
-        while let last = m.last, last.isWhitespace { m = m.dropLast() }
-        return String(m)
+        let text = message.utf8
+        var start = text.startIndex, end = text.endIndex
+        if text.starts(with: "parse error: ".utf8) { start = text.index(start, offsetBy: 13) }
+        while end > start {
+            let before = text.index(before: end)
+            // ASCII whitespace: tab, LF, VT, FF, CR, space.
+            guard text[before] == 0x20 || (0x09...0x0D).contains(text[before]) else { break }
+            end = before
+        }
+        return String(Substring(text[start..<end]))
     }
 
     /// Runs an event's handling; a thrown error stops the parse (see `fail`).

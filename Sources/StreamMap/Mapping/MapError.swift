@@ -122,6 +122,16 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         return MapError(.value, String(decoding: w.bytes, as: UTF8.self))
     }
 
+    /// `invalid`, with what the value is not written by `what` (no string made for it).
+    static func invalid(_ value: JSONValue?, what: (inout JSONWriter) -> Void) -> MapError {
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(80)
+        describe(value, into: &w)
+        w.writeUTF8(" is not ")
+        what(&w)
+        return MapError(.value, String(decoding: w.bytes, as: UTF8.self))
+    }
+
     /// `string "x"`, `integer 12`, `object`, `absent`: short and safe for a terminal (values are truncated).
     static func describe(_ value: JSONValue?) -> String {
         var w = JSONWriter()
@@ -208,7 +218,7 @@ public struct MapResult: Sendable, Equatable {
     var downgraded: [MapError] { errors.map(\.nonFatal) }
 }
 
-private extension JSONWriter {
+extension JSONWriter {
     /// A message's text, as it is (no JSON escaping).
     mutating func writeUTF8(_ s: String) { bytes.append(contentsOf: s.utf8) }
 }

@@ -172,6 +172,16 @@ public struct JSONTypeSet: OptionSet, Sendable, Hashable, CustomStringConvertibl
 
     /// `integer`, `string or null`.
     public var description: String {
+        switch self {  // (one type: a message per rejected record names it, with nothing built)
+        case .integer: return "integer"
+        case .number: return "number"
+        case .string: return "string"
+        case .boolean: return "boolean"
+        case .object: return "object"
+        case .array: return "array"
+        case .null: return "null"
+        default: break
+        }
         var names: [String] = []
         if contains(.number) { names.append("number") } else if contains(.integer) { names.append("integer") }
         for (t, n) in [(JSONTypeSet.string, "string"), (.boolean, "boolean"), (.object, "object"), (.array, "array"), (.null, "null")]

@@ -100,13 +100,13 @@ package final class Console {
         if colour { append(plain, to: &out) }
         out.append(UInt8(ascii: " "))
         if !source.isRoot {
-            for step in source.components {
-                out.append(UInt8(ascii: "/"))
-                switch step {
-                case .index(let i): out.appendDecimal(Int64(i))
-                case .key(let k):
-                    var k = k
-                    k.withUTF8 { appendEscaped($0, to: &out, pointerStep: true) }
+            source.components.withUnsafeBufferPointer { steps in
+                for i in steps.indices {
+                    out.append(UInt8(ascii: "/"))
+                    switch steps[i] {
+                    case .index(let i): out.appendDecimal(Int64(i))
+                    case .key(let k): appendEscaped(k, to: &out, pointerStep: true)
+                    }
                 }
             }
             out.append(UInt8(ascii: ":"))
@@ -119,9 +119,19 @@ package final class Console {
         } else {
             label.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) }
         }
-        var m = message
-        m.withUTF8 { appendEscaped($0, to: &out) }
+        appendEscaped(message, to: &out)
         out.append(0x0A)
+    }
+
+    /// `appendEscaped` of a string's UTF-8, read in place when the string holds it contiguously (a native string
+    /// does), without copying the string to make it so.
+    @inline(__always)
+    private static func appendEscaped(_ text: String, to out: inout ByteBuffer, pointerStep: Bool = false) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0, to: &out, pointerStep: pointerStep) }
+        if done == nil {
+            var copy = text
+            copy.withUTF8 { appendEscaped($0, to: &out, pointerStep: pointerStep) }
+        }
     }
 
     /// `bytes` (valid UTF-8) with control characters escaped, so that a message never drives the terminal:
@@ -169,7 +179,7 @@ package final class Console {
 
     /// The index of the first byte at or after `start` that `appendEscaped` may have to rewrite (a control
     /// character, DEL, 0xC2 — the lead byte of U+0080–U+00BF —, and `~` `/` for a pointer step), or `bytes.count`:
-    /// 8 bytes at a time, then byte by byte. Most text has none.
+    /// 8 bytes at a time, the last few in a word of their own. Most text has none.
     private static func firstToEscape(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, pointerStep: Bool) -> Int {
         let n = bytes.count
         var i = start
@@ -188,11 +198,15 @@ package final class Console {
                 if mask != 0 { return i + mask.trailingZeroBitCount >> 3 }
                 i += 8
             }
-        }
-        while i < n {
-            let b = bytes[i]
-            if b < 0x20 || b == 0x7F || b == 0xC2 || pointerStep && (b == UInt8(ascii: "~") || b == UInt8(ascii: "/")) { return i }
-            i += 1
+            if i < n {
+                // The last 1–7 bytes, in a word padded with spaces (which nothing escapes).
+                var w: UInt64 = ones &* 0x20
+                withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: base + i, byteCount: n - i) }
+                var mask = ((w &- ones &* 0x20) & ~w) | equal(w, 0x7F) | equal(w, 0xC2)
+                if pointerStep { mask |= equal(w, UInt8(ascii: "~")) | equal(w, UInt8(ascii: "/")) }
+                mask &= highs
+                if mask != 0 { return i + mask.trailingZeroBitCount >> 3 }
+            }
         }
         return n
     }

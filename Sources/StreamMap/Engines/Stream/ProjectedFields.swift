@@ -116,7 +116,9 @@ final class ProjectedFields {
         var errorPaths: [(source: [JSONPath], destination: [JSONPath])] = []
         func fixed(_ result: MapResult) -> Fixed {
             guard result.errors.isEmpty else {
-                fixedErrors.append(Self.attach(result.errors, errorPaths[errorPaths.count - 1]))
+                var attached: [MapError] = []
+                Self.attach(result.errors, errorPaths[errorPaths.count - 1], to: &attached)
+                fixedErrors.append(attached)
                 return .failure(fixedErrors.count - 1)
             }
             guard let value = result.value else { return .omit }
@@ -290,6 +292,7 @@ final class ProjectedFields {
     /// turns out to map cleanly after all (what the quick reading turned down, the mapper may still take).
     private func rejection(_ failed: UInt64, _ record: UnsafeRawBufferPointer) -> Outcome {
         var errors: [MapError] = []
+        errors.reserveCapacity(failed.nonzeroBitCount + 2)
         var rest = failed
         while rest != 0 {
             let f = rest.trailingZeroBitCount
@@ -304,7 +307,7 @@ final class ProjectedFields {
             case .value(let value):
                 let result = mappers[f].map(value)
                 guard !result.errors.isEmpty else { return .declined }
-                errors += Self.attach(result.errors, errorPaths[f])
+                Self.attach(result.errors, errorPaths[f], to: &errors)
                 continue
             }
             guard case .failure(let i) = fixed else { return .declined }
@@ -315,13 +318,14 @@ final class ProjectedFields {
         return .rejected(errors)
     }
 
-    /// A field's errors placed at its paths, as `ObjectMapping.map` places them (one source: focus 0).
-    private static func attach(_ errors: [MapError], _ paths: (source: [JSONPath], destination: [JSONPath])) -> [MapError] {
-        errors.map { e in
-            var e = e
+    /// A field's errors placed at its paths, as `ObjectMapping.map` places them (one source: focus 0), added to
+    /// `all`.
+    private static func attach(_ errors: [MapError], _ paths: (source: [JSONPath], destination: [JSONPath]),
+                               to all: inout [MapError]) {
+        for var e in errors {
             e.sourcePath = ObjectMapping.attach(e.sourcePath, to: paths.source)
             e.destinationPath = ObjectMapping.attach(e.destinationPath, to: paths.destination)
-            return e
+            all.append(e)
         }
     }
 

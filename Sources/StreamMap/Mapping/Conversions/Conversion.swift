@@ -192,8 +192,16 @@ public enum Conversion: Sendable {
             if formats.contains(.iso8601), Self.hasFractionFinerThanNanoseconds(s) {
                 return .failure(MapError(.value, MapError.describe(value) + " has a fraction of a second finer than a nanosecond (digits other than 0 after the 9th), which a date cannot keep exactly"))
             }
-            let names = formats.map(\.description).joined(separator: ", ")
-            return .failure(.invalid("a date in \(formats.count == 1 ? "format" : "any of the formats") \(names)", value))
+            return .failure(.invalid(value) { w in
+                w.writeUTF8(formats.count == 1 ? "a date in format " : "a date in any of the formats ")
+                for (i, f) in formats.enumerated() {
+                    if i > 0 { w.writeUTF8(", ") }
+                    switch f {
+                    case .named(let f): w.writeUTF8(f.rawValue)
+                    case .pattern: w.writeUTF8(f.description)
+                    }
+                }
+            })
         case .dateToString(let format):
             return withCanonicalDate(value) { t in
                 guard let text = format.format(t) else { return .failure(.invalid("a date \(format) can write", value)) }
