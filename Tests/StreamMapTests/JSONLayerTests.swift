@@ -144,6 +144,14 @@ struct JSONLayerTests {
         for _ in 0..<200 {
             texts.append((0..<Int(rng.next() % 4000)).map { _ in [0x22, 0x5C, 0x00, 0x1F, 0x41, 0xC3, 0xA9, 0x20][Int(rng.next() % 8)] })
         }
+        // Bytes one bit away from those escaped (`!` `#` `[` `]` `^` DEL, and with the high bit set), beside
+        // escapes, at every offset in a word: a mask that is not exact per byte marks one of them.
+        let nearMisses: [UInt8] = [0x21, 0x23, 0x5B, 0x5D, 0x5E, 0x7F, 0xA2, 0xDC, 0xA0, 0x80, 0x9F, 0xFF, 0x02, 0x20, 0x62]
+        for _ in 0..<300 {
+            texts.append((0..<Int(rng.next() % 80)).map { _ in
+                rng.next() % 4 == 0 ? [0x22, 0x5C, 0x00, 0x1F][Int(rng.next() % 4)] : nearMisses[Int(rng.next() % UInt64(nearMisses.count))]
+            })
+        }
         for text in texts {
             var w = JSONWriter()
             text.withUnsafeBytes { w.writeString(utf8: $0) }

@@ -45,9 +45,9 @@ public struct RejectWriter: Sendable {
             key(#","fatal":"#)
             w.writeBool(e.isFatal)
             key(#","source":"#)
-            w.writeString(e.sourcePath.pointer)
+            w.writePointer(e.sourcePath)
             key(#","destination":"#)
-            w.writeString(e.destinationPath.pointer)
+            w.writePointer(e.destinationPath)
             key(#","message":"#)
             w.writeString(e.message)
             w.writeRaw(UInt8(ascii: "}"))
@@ -68,5 +68,37 @@ public struct RejectWriter: Sendable {
             if cut < totalBytes { key(#","truncated":true"#) }
         }
         w.writeRaw(UInt8(ascii: "}"))
+    }
+}
+
+extension JSONWriter {
+    /// `writeString(path.pointer)`, without making the pointer's string: a key that needs neither a pointer's
+    /// escape (`~`, `/`) nor a JSON one is written as it is (a rejects line has two pointers per error).
+    mutating func writePointer(_ path: JSONPath) {
+        writeRaw(UInt8(ascii: "\""))
+        path.components.withUnsafeBufferPointer { steps in
+            for i in steps.indices {
+                writeRaw(UInt8(ascii: "/"))
+                switch steps[i] {
+                case .index(let index):
+                    writeNumber(JSONNumber(index))
+                case .key(let key):
+                    let plain: Bool? = key.utf8.withContiguousStorageIfAvailable { text in
+                        let raw = UnsafeRawBufferPointer(text)
+                        guard JSONEscaping.firstToEscape(raw, from: 0) == raw.count,
+                              !text.contains(UInt8(ascii: "~")), !text.contains(UInt8(ascii: "/")) else { return false }
+                        writeRaw(raw)
+                        return true
+                    }
+                    if plain != true {
+                        // (The step as the pointer writes it, JSON-escaped, without its slash and quotes.)
+                        var step = JSONWriter()
+                        step.writeString(String(JSONPath([.key(key)]).pointer.dropFirst()))
+                        writeRaw(Array(step.bytes.dropFirst().dropLast()))
+                    }
+                }
+            }
+        }
+        writeRaw(UInt8(ascii: "\""))
     }
 }
