@@ -1,3 +1,4 @@
+import CJSONScan
 import Testing
 @testable import StreamMap
 
@@ -161,6 +162,79 @@ struct JSONLayerTests {
             #expect(w.bytes == reference(text), "\(text.count) bytes")
             #expect(Array(buffer.bytes) == w.bytes)
         }
+    }
+
+    /// The C escaper behind `writeString` (`cjsonscan_escape_text`), its AVX2 and portable code alike, held to the
+    /// rule byte by byte: every length to 100 with an escape or a near miss at every offset, and a room that lets
+    /// it write only part of the text (it stops at a chunk, says how much it consumed, and never writes past it).
+    @Test func escapeTextKernelsAgreeWithTheRule() {
+        func reference(_ text: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            for b in text {
+                switch b {
+                case 0x22: out += [0x5C, 0x22]
+                case 0x5C: out += [0x5C, 0x5C]
+                case 0x08: out += Array(#"\b"#.utf8)
+                case 0x0C: out += Array(#"\f"#.utf8)
+                case 0x0A: out += Array(#"\n"#.utf8)
+                case 0x0D: out += Array(#"\r"#.utf8)
+                case 0x09: out += Array(#"\t"#.utf8)
+                case ..<0x20: out += Array("\\u00".utf8) + [Array("0123456789abcdef".utf8)[Int(b >> 4)], Array("0123456789abcdef".utf8)[Int(b & 15)]]
+                default: out.append(b)
+                }
+            }
+            return out
+        }
+        /// The whole text through `kernel`, a `room` at a time (each piece in a buffer of exactly that size, with
+        /// guard bytes after it that must stay as they were).
+        func escaped(_ text: [UInt8], room: Int, portable: Bool) -> [UInt8]? {
+            var out: [UInt8] = []
+            var i = 0
+            while i < text.count {
+                var buffer = [UInt8](repeating: 0xEE, count: room + 16)
+                var consumed = 0
+                let written = text.withUnsafeBufferPointer { t in
+                    buffer.withUnsafeMutableBufferPointer { b in
+                        portable
+                            ? cjsonscan_escape_text_portable(t.baseAddress! + i, t.count - i, b.baseAddress, room, &consumed)
+                            : cjsonscan_escape_text(t.baseAddress! + i, t.count - i, b.baseAddress, room, &consumed)
+                    }
+                }
+                guard consumed > 0, written <= room - 32, buffer[room...].allSatisfy({ $0 == 0xEE }) else { return nil }
+                out += buffer[..<written]
+                i += consumed
+            }
+            return out
+        }
+        var texts: [[UInt8]] = []
+        for length in 0...100 {
+            for at in 0..<max(length, 1) {
+                for mark: UInt8 in [0x22, 0x5C, 0x00, 0x0A, 0x1F, 0x21, 0x7F, 0xDC] {
+                    var text = Array(repeating: UInt8(ascii: "a"), count: length)
+                    if at < length { text[at] = mark }
+                    texts.append(text)
+                }
+            }
+        }
+        var rng = SplitMix64(seed: 7)
+        for _ in 0..<300 {
+            texts.append((0..<Int(rng.next() % 700)).map { _ in [0x22, 0x5C, 0x00, 0x1F, 0x41, 0xC3, 0x23, 0x20][Int(rng.next() % 8)] })
+        }
+        for text in texts {
+            let expected = reference(text)
+            for portable in [false, true] {
+                #expect(escaped(text, room: 4096, portable: portable) == expected, "\(text.count) bytes, portable \(portable)")
+            }
+        }
+        // A room that holds one chunk at a time; and too little room: nothing written, nothing consumed.
+        for text in texts.suffix(40) {
+            #expect(escaped(text, room: 224, portable: false) == reference(text))
+            #expect(escaped(text, room: 224, portable: true) == reference(text))
+        }
+        var consumed = 7
+        var tiny = [UInt8](repeating: 0, count: 223)
+        let written = tiny.withUnsafeMutableBufferPointer { cjsonscan_escape_text([0x22, 0x41], 2, $0.baseAddress, 223, &consumed) }
+        #expect(written == 0 && consumed == 0)
     }
 
     @Test func compactOutputWithoutWhitespace() throws {

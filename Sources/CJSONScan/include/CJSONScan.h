@@ -91,6 +91,16 @@ size_t cjsonscan_copier_top_keys(const cjsonscan_copier *copier, size_t index, s
 /// `cjsonscan_canonical_copy` without SIMD, for the tests and the fuzz target.
 ptrdiff_t cjsonscan_canonical_copy_portable(cjsonscan_copier *copier, const unsigned char *p, size_t n, unsigned char *out, size_t max_depth);
 
+/// The inside of a JSON string for the raw text `p[0..<n]` (no quotes), as `JSONWriter` writes it: `"`, the
+/// backslash and the control bytes escaped (two-byte escapes for `"`, backslash, b, f, n, r and t; `u00XX` in
+/// lowercase hex for the other control bytes), every other byte as it is. Writes at `out` (`room` bytes) 32 input
+/// bytes at a time while at least 224 bytes of room are left (a chunk's worst case and the copies' overrun), so it
+/// may stop early: returns the bytes written and sets `*consumed` to the input bytes they stand for (some, unless
+/// `room` < 224 or `n` is 0). AVX2 where chosen.
+size_t cjsonscan_escape_text(const unsigned char *p, size_t n, unsigned char *out, size_t room, size_t *consumed);
+/// `cjsonscan_escape_text` without SIMD, for the tests.
+size_t cjsonscan_escape_text_portable(const unsigned char *p, size_t n, unsigned char *out, size_t room, size_t *consumed);
+
 /// 1 when the `n` bytes at `p` are valid UTF-8 by Unicode's rules (no overlong form, no encoded surrogate, nothing
 /// above U+10FFFF, no character cut by the end), else 0 — what the strict scanner asks of non-ASCII bytes, alone:
 /// a verbatim copy needs nothing more of it, since `cjsonscan_canonical_copy` checks every escape (surrogate pairs

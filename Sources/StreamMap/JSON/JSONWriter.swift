@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import CJSONScan
 
 /// The one canonical compact JSON writer. Everything StreamMap emits goes through it, so both engines produce
 /// the same bytes.
@@ -180,20 +181,17 @@ enum JSONEscaping {
 
     /// `writeString` of a text with an escape at `first`: what it writes goes out through a block on the stack, so
     /// a text dense with escapes (a rejected record's JSON text, a `\"` every few bytes) costs an append per block
-    /// rather than two per escape. From `first` on, the text is read a word at a time with an exact mask of its
-    /// bytes to escape: each escape in the word is written after the bytes before it (stored as a whole word, of
-    /// which only those count), with no second reading of the word and no copy call per run.
+    /// rather than two per escape. From `first` on, the C escaper (`cjsonscan_escape_text`) writes 32 bytes at a
+    /// time from a mask of those to escape.
     private static func writeEscaped<Out: ByteAppending>(_ raw: UnsafeRawBufferPointer, from first: Int, to out: inout Out) {
-        // Room, while `o <= limit`, for a word's worth of output: 8 escapes of 6 bytes, or a run stored as a whole
-        // word (8 bytes) after an escape, and the closing quote.
-        let limit = blockBytes - 64
         let n = raw.count
-        let base = raw.baseAddress!
+        let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: blockBytes) { block in
             let p = block.baseAddress!
             p[0] = 0x22
             var o = 1
-            if first > limit {
+            // The bytes before `first`, which need no escape: in the block, or straight out when they are many.
+            if first > blockBytes / 2 {
                 out.append(UnsafeRawBufferPointer(start: p, count: o))
                 out.append(UnsafeRawBufferPointer(start: base, count: first))
                 o = 0
@@ -201,60 +199,23 @@ enum JSONEscaping {
                 memcpy(p + o, base, first)
                 o += first
             }
-            /// The first `count` bytes of `w` (the text's, from the low end), escaped.
-            @inline(__always) func emit(_ w: UInt64, count: Int) {
-                var mask = exactEscapeMask(w)
-                if count < 8 { mask &= (1 << (8 * UInt64(count))) &- 1 }
-                var done = 0
-                while mask != 0 {
-                    let j = mask.trailingZeroBitCount >> 3
-                    if j > done {
-                        UnsafeMutableRawPointer(p + o).storeBytes(of: w >> (8 * UInt64(done)), as: UInt64.self)
-                        o += j - done
-                    }
-                    o += storeEscape(UInt8(truncatingIfNeeded: w >> (8 * UInt64(j))), at: p + o)
-                    done = j + 1
-                    mask &= mask &- 1
-                }
-                if done < count {
-                    UnsafeMutableRawPointer(p + o).storeBytes(of: w >> (8 * UInt64(done)), as: UInt64.self)
-                    o += count - done
-                }
-            }
             var i = first
-            while i + 8 <= n {
-                if o > limit {
+            while i < n {
+                if blockBytes - o < escapeRoom {
                     out.append(UnsafeRawBufferPointer(start: p, count: o))
                     o = 0
                 }
-                emit(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self), count: 8)
-                i += 8
+                var consumed = 0
+                o += cjsonscan_escape_text(base + i, n - i, p + o, blockBytes - o, &consumed)
+                i += consumed
             }
-            if i < n {
-                if o > limit {
-                    out.append(UnsafeRawBufferPointer(start: p, count: o))
-                    o = 0
-                }
-                var w: UInt64 = ones &* 0x20  // (spaces past the end: nothing to escape)
-                withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: base + i, byteCount: n - i) }
-                emit(w, count: n - i)
-            }
-            p[o] = 0x22
+            p[o] = 0x22  // (the escaper leaves at least 32 bytes of room)
             out.append(UnsafeRawBufferPointer(start: p, count: o + 1))
         }
     }
 
-    /// The high bit of each byte of `w` that is a control character, `"` or `\\`, exactly (no borrow or carry
-    /// crosses a byte).
-    @inline(__always)
-    private static func exactEscapeMask(_ w: UInt64) -> UInt64 {
-        let lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        // A byte's high bit is set by (its low 7 bits + k) when they reach 0x80 - k: no carry out of any byte.
-        let control = ~(((w & lows) &+ ones &* 0x60) | w)  // below 0x20
-        let q = w ^ (ones &* 0x22), bs = w ^ (ones &* 0x5C)
-        let quote = ~(((q & lows) &+ lows) | q), backslash = ~(((bs & lows) &+ lows) | bs)  // zero bytes
-        return (control | quote | backslash) & highs
-    }
+    /// The room `cjsonscan_escape_text` needs to go on (a chunk's worst case and its copies' overrun).
+    private static let escapeRoom = 224
 
     /// The index of the first byte at or after `i` that needs escaping, or `raw.count`: 8 bytes at a time, then
     /// byte by byte.
