@@ -179,6 +179,7 @@ public enum EngineFuzzing {
             if let report = checkSkipper(record, c, i) { return report }
             if let report = checkVerbatimCopy(record, c, i) { return report }
             if let report = checkProjection(record, c, i) { return report }
+            if let report = checkEscapeText(record, c, i) { return report }
             // Mode bits 5 and 6: the first record again after 300 000 spaces, in pieces (the first piece ends with
             // the padding). Only the first, and only in a quarter of the inputs: the padding costs milliseconds.
             if c.mode & 0x60 == 0x60 && i == 0 {
@@ -238,6 +239,16 @@ public enum EngineFuzzing {
             return "StreamMap fuzz: the record projector differs from the parser: \(divergence)\n"
                 + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), max depth \(c.options.maximumDepth), record \(i)\n"
                 + "  plan: \(p), lifting at most \(capacity)\n  bytes: \(printable(record))"
+        }
+    }
+
+    /// The string escaper behind every output string (`EscapeTextCheck`), both its code paths, on the record's
+    /// bytes as a text.
+    static func checkEscapeText(_ record: [UInt8], _ c: Case, _ i: Int) -> String? {
+        record.withUnsafeBytes { bytes in
+            guard let divergence = EscapeTextCheck.divergence(bytes) else { return nil }
+            return "StreamMap fuzz: the string escaper differs from its rule: \(divergence)\n"
+                + "  seed \(hexText(c.seed)), mode \(hexText(UInt64(c.mode))), record \(i)\n  bytes: \(printable(record))"
         }
     }
 

@@ -1,6 +1,6 @@
 import CJSONScan
 import Testing
-@testable import StreamMap
+@_spi(Fuzzing) @testable import StreamMap
 
 @Suite("JSON layer")
 struct JSONLayerTests {
@@ -110,28 +110,12 @@ struct JSONLayerTests {
 
     /// A string with escapes is written through a block of 1 KiB (`JSONEscaping.writeEscaped`): the same bytes as
     /// escaping byte by byte, and as `ByteBuffer`'s own escaping, with a 2- or 6-byte escape at every offset around
-    /// the block's end, runs longer than the block, escapes back to back, and a text that is all escapes.
+    /// the block's end and where it is written out to keep room for the escaper (past 800 bytes), runs longer than the block, escapes back to back, and a text that is all escapes.
     @Test func escapesAtEveryOffsetAroundTheBlock() throws {
-        func reference(_ raw: [UInt8]) -> [UInt8] {
-            var out: [UInt8] = [0x22]
-            for b in raw {
-                switch b {
-                case 0x22: out += [0x5C, 0x22]
-                case 0x5C: out += [0x5C, 0x5C]
-                case 0x08: out += Array(#"\b"#.utf8)
-                case 0x0C: out += Array(#"\f"#.utf8)
-                case 0x0A: out += Array(#"\n"#.utf8)
-                case 0x0D: out += Array(#"\r"#.utf8)
-                case 0x09: out += Array(#"\t"#.utf8)
-                case ..<0x20: out += Array(String(format: "\\u%04x", Int(b)).utf8)
-                default: out.append(b)
-                }
-            }
-            return out + [0x22]
-        }
+        func reference(_ raw: [UInt8]) -> [UInt8] { [0x22] + raw.withUnsafeBytes { EscapeTextCheck.reference($0) } + [0x22] }
         var texts: [[UInt8]] = [Array(repeating: 0x22, count: 3000), Array(repeating: 0x01, count: 700)]
         for length in [1000, 1017, 1018, 1024, 1030, 2100, 5000] {
-            for at in Array(990..<1030) + [0, 1, length - 1] where at < length {
+            for at in Array(770..<830) + Array(990..<1030) + [0, 1, length - 1] where at < length {
                 for escape: UInt8 in [0x22, 0x01, 0x5C] {
                     var text = Array(repeating: UInt8(ascii: "a"), count: length)
                     text[at] = escape
@@ -165,47 +149,10 @@ struct JSONLayerTests {
     }
 
     /// The C escaper behind `writeString` (`cjsonscan_escape_text`), its AVX2 and portable code alike, held to the
-    /// rule byte by byte: every length to 100 with an escape or a near miss at every offset, and a room that lets
-    /// it write only part of the text (it stops at a chunk, says how much it consumed, and never writes past it).
+    /// rule byte by byte (`EscapeTextCheck`, which the fuzz target runs on every record too): every length to 100
+    /// with an escape or a near miss at every offset, random texts, each with room for all of it and with a room
+    /// that takes one chunk at a time (it stops at a chunk, says how much it consumed, never writes past its room).
     @Test func escapeTextKernelsAgreeWithTheRule() {
-        func reference(_ text: [UInt8]) -> [UInt8] {
-            var out: [UInt8] = []
-            for b in text {
-                switch b {
-                case 0x22: out += [0x5C, 0x22]
-                case 0x5C: out += [0x5C, 0x5C]
-                case 0x08: out += Array(#"\b"#.utf8)
-                case 0x0C: out += Array(#"\f"#.utf8)
-                case 0x0A: out += Array(#"\n"#.utf8)
-                case 0x0D: out += Array(#"\r"#.utf8)
-                case 0x09: out += Array(#"\t"#.utf8)
-                case ..<0x20: out += Array("\\u00".utf8) + [Array("0123456789abcdef".utf8)[Int(b >> 4)], Array("0123456789abcdef".utf8)[Int(b & 15)]]
-                default: out.append(b)
-                }
-            }
-            return out
-        }
-        /// The whole text through `kernel`, a `room` at a time (each piece in a buffer of exactly that size, with
-        /// guard bytes after it that must stay as they were).
-        func escaped(_ text: [UInt8], room: Int, portable: Bool) -> [UInt8]? {
-            var out: [UInt8] = []
-            var i = 0
-            while i < text.count {
-                var buffer = [UInt8](repeating: 0xEE, count: room + 16)
-                var consumed = 0
-                let written = text.withUnsafeBufferPointer { t in
-                    buffer.withUnsafeMutableBufferPointer { b in
-                        portable
-                            ? cjsonscan_escape_text_portable(t.baseAddress! + i, t.count - i, b.baseAddress, room, &consumed)
-                            : cjsonscan_escape_text(t.baseAddress! + i, t.count - i, b.baseAddress, room, &consumed)
-                    }
-                }
-                guard consumed > 0, written <= room - 32, buffer[room...].allSatisfy({ $0 == 0xEE }) else { return nil }
-                out += buffer[..<written]
-                i += consumed
-            }
-            return out
-        }
         var texts: [[UInt8]] = []
         for length in 0...100 {
             for at in 0..<max(length, 1) {
@@ -221,20 +168,33 @@ struct JSONLayerTests {
             texts.append((0..<Int(rng.next() % 700)).map { _ in [0x22, 0x5C, 0x00, 0x1F, 0x41, 0xC3, 0x23, 0x20][Int(rng.next() % 8)] })
         }
         for text in texts {
-            let expected = reference(text)
-            for portable in [false, true] {
-                #expect(escaped(text, room: 4096, portable: portable) == expected, "\(text.count) bytes, portable \(portable)")
-            }
+            #expect(text.withUnsafeBytes { EscapeTextCheck.divergence($0) } == nil, "\(text)")
         }
-        // A room that holds one chunk at a time; and too little room: nothing written, nothing consumed.
-        for text in texts.suffix(40) {
-            #expect(escaped(text, room: 224, portable: false) == reference(text))
-            #expect(escaped(text, room: 224, portable: true) == reference(text))
-        }
+        #expect(Array("a\"b\\c\u{1}\n".utf8).withUnsafeBytes { EscapeTextCheck.reference($0) } == Array(#"a\"b\\c\u0001\n"#.utf8))
+        // Too little room: nothing written, nothing consumed.
         var consumed = 7
         var tiny = [UInt8](repeating: 0, count: 223)
         let written = tiny.withUnsafeMutableBufferPointer { cjsonscan_escape_text([0x22, 0x41], 2, $0.baseAddress, 223, &consumed) }
         #expect(written == 0 && consumed == 0)
+    }
+
+    /// A rejects line's pointers (`writePointer`) are the pointers' strings as `writeString` writes them: keys with
+    /// nothing to escape copied as they are, the others escaped as a pointer (`~0`, `~1`) and then as JSON.
+    @Test func pointersWrittenAsTheirStrings() {
+        let keys = ["", "id", "user", "a/b", "m~n", "~/", "quote\"d", "back\\slash", "ctl\u{1}\u{1F}", "é😀", "tab\there/~x",
+                    String(repeating: "k", count: 40) + "\"" + "/"]
+        var paths: [JSONPath] = [.root, [.index(0)], [.index(-1), .key("x")]]
+        for (i, key) in keys.enumerated() {
+            paths.append([.key(key)])
+            paths.append([.key("user"), .key(key), .index(i)])
+        }
+        for path in paths {
+            var direct = JSONWriter()
+            direct.writePointer(path)
+            var reference = JSONWriter()
+            reference.writeString(path.pointer)
+            #expect(direct.bytes == reference.bytes, "\(path.components)")
+        }
     }
 
     @Test func compactOutputWithoutWhitespace() throws {

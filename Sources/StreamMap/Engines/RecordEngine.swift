@@ -51,15 +51,10 @@ public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
         case .syntax(let e):
             try body(MapError(.syntax, e.message))
         case .mapping(let errors):
-            // (Each error lent in place: `for e in errors` would copy it, retaining its paths and message.)
-            try errors.withUnsafeBufferPointer { all in
-                for i in all.indices { try body(all[i]) }
-            }
+            for e in errors { try body(e) }
         case .noOutput(let warnings):
             try body(MapError(.required, "the mapper produced no output for this record"))
-            try warnings.withUnsafeBufferPointer { all in
-                for i in all.indices { try body(all[i]) }
-            }
+            for w in warnings { try body(w) }
         }
     }
 

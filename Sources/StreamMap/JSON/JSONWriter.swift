@@ -215,7 +215,7 @@ enum JSONEscaping {
     }
 
     /// The room `cjsonscan_escape_text` needs to go on (a chunk's worst case and its copies' overrun).
-    private static let escapeRoom = 224
+    static let escapeRoom = 224
 
     /// The index of the first byte at or after `i` that needs escaping, or `raw.count`: 8 bytes at a time, then
     /// byte by byte.
@@ -248,35 +248,6 @@ enum JSONEscaping {
         let q = w ^ (ones &* 0x22)
         let bs = w ^ (ones &* 0x5C)
         return (control | ((q &- ones) & ~q) | ((bs &- ones) & ~bs)) & highs
-    }
-
-    /// Stores the escape of `b` (a byte `firstToEscape` stops at) at `p` and returns its length (2 or 6): `\"`,
-    /// `\\`, `\b` `\f` `\n` `\r` `\t`, else `\u00XX` with lowercase hex. `p` has room for 6 bytes.
-    @inline(__always)
-    static func storeEscape(_ b: UInt8, at p: UnsafeMutablePointer<UInt8>) -> Int {
-        let short: UInt8
-        switch b {
-        case 0x22: short = 0x22
-        case 0x5C: short = 0x5C
-        case 0x08: short = UInt8(ascii: "b")
-        case 0x0C: short = UInt8(ascii: "f")
-        case 0x0A: short = UInt8(ascii: "n")
-        case 0x0D: short = UInt8(ascii: "r")
-        case 0x09: short = UInt8(ascii: "t")
-        default:
-            // \u00XX, lowercase hex.
-            let hi = b >> 4, lo = b & 0xF
-            p[0] = 0x5C
-            p[1] = UInt8(ascii: "u")
-            p[2] = 0x30
-            p[3] = 0x30
-            p[4] = hi < 10 ? 0x30 + hi : 0x57 + hi
-            p[5] = lo < 10 ? 0x30 + lo : 0x57 + lo
-            return 6
-        }
-        p[0] = 0x5C
-        p[1] = short
-        return 2
     }
 }
 
@@ -338,25 +309,27 @@ package struct ByteBuffer: ByteAppending {
         @inline(__always) set { count = newValue - base }
     }
 
-    /// `"`, the text escaped (see `JSONEscaping`), `"`: runs that need no escaping are copied whole.
+    /// `"`, the text escaped (see `JSONEscaping`), `"`: the bytes before the first escape copied whole, the rest
+    /// escaped by the C escaper (`cjsonscan_escape_text`) straight into the buffer.
     mutating func appendEscaped(_ raw: UnsafeRawBufferPointer) {
         let n = raw.count
-        reserve(n + 2)
+        var i = JSONEscaping.firstToEscape(raw, from: 0)
+        reserve(i + 2)
         base[count] = 0x22
         count += 1
-        var runStart = 0
-        var i = JSONEscaping.firstToEscape(raw, from: 0)
-        while i < n {
-            // The run, the escape (up to 6 bytes for 1), and room for the rest and the closing quote.
-            reserve(n - runStart + 6)
-            Self.copy(UnsafeRawBufferPointer(rebasing: raw[runStart..<i]), to: UnsafeMutableRawPointer(base + count))
-            count += i - runStart
-            count += JSONEscaping.storeEscape(raw[i], at: base + count)
-            runStart = i + 1
-            i = JSONEscaping.firstToEscape(raw, from: runStart)
+        Self.copy(UnsafeRawBufferPointer(rebasing: raw[..<i]), to: UnsafeMutableRawPointer(base + count))
+        count += i
+        if i < n {
+            let text = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            while i < n {
+                // Room for the rest if escapes are few (it stops early otherwise) and for a chunk at worst.
+                reserve(n - i + JSONEscaping.escapeRoom)
+                var consumed = 0
+                count += cjsonscan_escape_text(text + i, n - i, base + count, capacity - count, &consumed)
+                i += consumed
+            }
         }
-        Self.copy(UnsafeRawBufferPointer(rebasing: raw[runStart...]), to: UnsafeMutableRawPointer(base + count))
-        count += n - runStart
+        reserve(1)
         base[count] = 0x22
         count += 1
     }

@@ -194,11 +194,11 @@ public enum Conversion: Sendable {
             }
             return .failure(.invalid(value) { w in
                 w.writeUTF8(formats.count == 1 ? "a date in format " : "a date in any of the formats ")
-                for (i, f) in formats.enumerated() {
+                for (i, syntax) in formats.enumerated() {
                     if i > 0 { w.writeUTF8(", ") }
-                    switch f {
-                    case .named(let f): w.writeUTF8(f.rawValue)
-                    case .pattern: w.writeUTF8(f.description)
+                    switch syntax {
+                    case .named(let name): w.writeUTF8(name.rawValue)  // (its description, without a string made)
+                    case .pattern: w.writeUTF8(syntax.description)
                     }
                 }
             })
