@@ -120,4 +120,41 @@ struct NoSilentDropCLITests {
             }
         }
     }
+
+    /// A path the flags read that no record has — a typo maps nothing and raises no error — is named at the end,
+    /// with its flag and the close path a record has; present paths, `--default`'s and `--require`'s, a spec's own
+    /// and `--reverse` give no line; `--quiet` silences it; with `--jobs`, and with either engine, the same line.
+    @Test func aPathNoRecordHasIsNamed() throws {
+        let records = #"{"id":1,"user":{"name":"Ada","tags":["x"]}}"# + "\n" + #"{"id":2,"user":{}}"# + "\n" + #"not json"# + "\n"
+        let cases: [(arguments: [String], stdout: String, lines: [String])] = [
+            (["--field", "id", "--field", "usr.name"], "{\"id\":1}\n{\"id\":2}\n",
+             [#"streammap: --field usr.name: none of the 2 records has usr.name (did you mean "user.name"?)"#]),
+            (["--field", "user.nmae=n"], "{}\n{}\n", [#"streammap: --field user.nmae=n: none of the 2 records has user.nmae (did you mean "user.name"?)"#]),
+            (["--where", #"usr.name == "Ada""#], "", [#"streammap: --where: none of the 2 records has usr.name (did you mean "user.name"?)"#]),
+            (["--set", "n=id + zz"], "{}\n{}\n", [#"streammap: --set n=id + zz: none of the 2 records has zz"#]),
+            (["--field", "id", "--type", "user.tag.0=string"], "{\"id\":1}\n{\"id\":2}\n",
+             [#"streammap: --type user.tag.0=string: none of the 2 records has user.tag.0 (did you mean "user.tags.0"?)"#]),
+            // Present in one record: no line; an array index read through.
+            (["--field", "user.name", "--field", "user.tags.0=t"], #"{"user":{"name":"Ada"},"t":"x"}"# + "\n{}\n", []),
+            (["--field", "id", "--default", "lnag=1", "--require", "id"], "{\"id\":1,\"lnag\":1}\n{\"id\":2,\"lnag\":1}\n", []),
+        ]
+        for c in cases {
+            for extra in [[], ["--engine", "tree"], ["--jobs", "2"]] {
+                let r = try CLI.run(c.arguments + extra, stdin: records)
+                #expect(r.stdout == c.stdout, "\(c.arguments) \(extra)")
+                let lines = r.stderrLines.filter { !$0.contains("<stdin>:3") && !$0.contains("rejected") }
+                #expect(lines == c.lines, "\(c.arguments) \(extra)")
+                let quiet = try CLI.run(c.arguments + extra + ["--quiet"], stdin: records)
+                #expect(quiet.stderr == "", "\(c.arguments) \(extra) --quiet")
+            }
+        }
+        // A spec's own paths are not looked for, nor any with --reverse.
+        let spec = try CLI.temporaryFile(#"{"fields":{"usr.name":"name"}}"#)
+        #expect(try CLI.run(["--spec", spec], stdin: records).stderrLines.filter { $0.contains("none of") } == [])
+        #expect(try CLI.run(["--field", "usr.name=name", "--reverse"], stdin: #"{"name":"x"}"# + "\n").stderr == "")
+        // The look stops after the first 1000 records: the line says so.
+        let many = String(repeating: #"{"id":1}"# + "\n", count: 1500)
+        let r = try CLI.run(["--field", "idd"], stdin: many)
+        #expect(r.stderrLines == [#"streammap: --field idd: none of the first 1000 records has idd (did you mean "id"?)"#])
+    }
 }

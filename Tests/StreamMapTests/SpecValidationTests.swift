@@ -110,6 +110,15 @@ struct SpecValidationTests {
 
     static let typeNames = ["null", "boolean", "integer", "number", "string", "array", "object"]
 
+    /// A candidate that keeps none of the word's letters is no typo of it, however short both are.
+    @Test func aSuggestionKeepsSomeLetter() {
+        #expect(Suggest.closest(to: "x", in: ["a"]) == nil)
+        #expect(Suggest.closest(to: "zz", in: ["id"]) == nil)
+        #expect(Suggest.closest(to: "zz", in: ["id", "za"]) == "za")
+        #expect(Suggest.closest(to: "x", in: ["xy"]) == "xy")
+        #expect(Suggest.closest(to: "usr", in: ["tags", "user"]) == "user")
+    }
+
     @Test func theShortestNameAWordBeginsIsSuggested() {
         #expect(Suggest.closest(to: "str", in: ["stringToNumber", "strings", "strict"]) == "strict")
         #expect(Suggest.closest(to: "stri", in: ["stringToNumber", "string"]) == "string")

@@ -1,5 +1,6 @@
 /// "Did you mean …?": the closest candidate by edit distance (case-insensitive), when it is close enough to be a
-/// typo — at most 2 edits, or a third of the word — or else the shortest candidate that starts with the word, when
+/// typo — at most 2 edits, or a third of the word, and some letter kept (`x` is no typo of `a`, nor `zz` of `id`)
+/// — or else the shortest candidate that starts with the word, when
 /// it has 3 letters or more (`int` → `integer`, `bool` → `boolean`). Spec errors and the command line's flags use
 /// the same rule.
 ///
@@ -42,7 +43,7 @@ public enum Suggest {
             guard abs(c.count - w.count) <= limit else { continue }
             budget -= w.count * c.count
             let d = distance(w, c)
-            if d <= limit, d < best?.distance ?? .max { best = (candidate, d) }
+            if d <= limit, d < max(w.count, c.count), d < best?.distance ?? .max { best = (candidate, d) }
         }
         return best?.candidate ?? prefixed?.candidate
     }

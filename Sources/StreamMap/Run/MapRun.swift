@@ -22,6 +22,8 @@ package struct RunSettings {
     package var quiet = false
     /// Warnings (non-fatal errors) reported on standard error too.
     package var showWarnings = false
+    /// The paths the flags name, looked for in the first records; those none has are reported at the end.
+    package var pathWatch: PathWatch?
 }
 
 /// Why the run stopped before the end of its input.
@@ -176,6 +178,13 @@ package struct MapRun {
         var pipelineSettings = settings.pipeline
         pipelineSettings.keptRecordBytes = rejects?.bytesToKeep ?? 0
         output = CommandOutput(settings: settings, file: file, rejects: rejects, console: console)
+        var engine = engine, makeEngine = makeEngine
+        if let watch = settings.pathWatch {
+            engine = PathWatchingEngine(engine, watch: watch)
+            if let make = makeEngine {
+                makeEngine = { @Sendable () -> any RecordEngine in PathWatchingEngine(make(), watch: watch) }
+            }
+        }
         pipeline = RecordPipeline(engine: engine, settings: pipelineSettings, output: output, makeEngine: makeEngine)
         if let code = pipeline.threadStartError {
             console.error("--jobs \(settings.pipeline.jobs): cannot start threads (\(Console.describe(errno: code))); mapping on one thread")
@@ -204,6 +213,9 @@ package struct MapRun {
             output.rejects = r
         }
         console.clearProgress()
+        if let watch = output.settings.pathWatch, !output.settings.quiet {
+            for line in watch.report { console.error(line) }
+        }
         let stats = self.stats
         if case .interrupted? = output.stop {
             let filtered = stats.filters ? ", \(stats.recordsFiltered) filtered" : ""

@@ -1,0 +1,96 @@
+import Testing
+
+@testable import StreamMap
+
+/// `PathWatch`: the paths the command line's flags read, looked for in the first records; those none has are
+/// reported with their flag and a close path a record has. (The command line's side: NoSilentDropCLITests.)
+@Suite("A path no record has")
+struct PathWatchTests {
+    static func look(_ watch: PathWatch, _ records: [String]) -> [Bool] {
+        records.map { text in Array(text.utf8).withUnsafeBytes { watch.look(at: $0) } }
+    }
+
+    static func watched(_ pairs: [(String, String)], delimiter: String = ".") -> [PathWatch.Watched] {
+        pairs.map { PathWatch.Watched(flag: $0.0, path: KeyPath($0.1, delimiter: delimiter)) }
+    }
+
+    @Test func pathsSeenAndNot() {
+        let watch = PathWatch(Self.watched([("--field a", "a"), ("--field b.c", "b.c"), ("--where", "d.0.e")]))
+        // Null is a value; an index reads through an array; a record that is not JSON is not counted.
+        #expect(Self.look(watch, [#"{"a":null,"b":{"x":1}}"#, "{nope", #"{"d":[{"e":1}]}"#]) == [true, true, true])
+        #expect(watch.recordsChecked == 2)
+        #expect(watch.report == ["--field b.c: none of the 2 records has b.c"])
+        // Once every path is seen, nothing more is looked at (and nothing is parsed).
+        #expect(Self.look(watch, [#"{"b":{"c":0}}"#, #"{"a":1}"#]) == [false, false])
+        #expect(watch.recordsChecked == 3)
+        #expect(watch.report == [])
+    }
+
+    @Test func noRecordNoReport() {
+        let watch = PathWatch(Self.watched([("--field a", "a")]))
+        #expect(Self.look(watch, ["[1,", ""]) == [true, true])
+        #expect(watch.report == [])
+    }
+
+    @Test func theLimitAndTheWording() {
+        let watch = PathWatch(Self.watched([("--field x", "x")]), limit: 3)
+        #expect(Self.look(watch, [#"{"a":1}"#]) == [true])
+        #expect(watch.report == ["--field x: none of the 1 record has x"])
+        #expect(Self.look(watch, [#"{"a":1}"#, #"{"a":1}"#, #"{"x":1}"#]) == [true, false, false])
+        #expect(watch.recordsChecked == 3)
+        #expect(watch.report == ["--field x: none of the first 3 records has x"])
+    }
+
+    /// The first missing key replaced by the closest key of the object there, when the record has that path; the
+    /// first record that gives one gives it; the delimiter writes the paths.
+    @Test func suggestions() {
+        let watch = PathWatch(Self.watched([("--field usr/name", "usr/name"), ("--field user/nmae/x", "user/nmae/x"),
+                                            ("--field user/zzzzzz", "user/zzzzzz"), ("--field tags/9", "tags/9")], delimiter: "/"),
+                              delimiter: "/")
+        _ = Self.look(watch, [#"{"user":{"name":"a"},"tags":[1]}"#, #"{"user":{"name":{"x":1}},"usr":{}}"#])
+        #expect(watch.report == [
+            #"--field usr/name: none of the 2 records has usr/name (did you mean "user/name"?)"#,
+            #"--field user/nmae/x: none of the 2 records has user/nmae/x (did you mean "user/name/x"?)"#,
+            "--field user/zzzzzz: none of the 2 records has user/zzzzzz",
+            "--field tags/9: none of the 2 records has tags/9",
+        ])
+    }
+
+    /// Records longer than `longestRecord` are not parsed into a tree (nor counted).
+    @Test func longRecordsAreNotLookedAt() {
+        let watch = PathWatch(Self.watched([("--field a", "a")]))
+        let long = #"{"b":""# + String(repeating: "x", count: PathWatch.longestRecord) + #""}"#
+        #expect(Self.look(watch, [long]) == [true])
+        #expect(watch.recordsChecked == 0)
+    }
+
+    /// Several engines (`--jobs`) share one watch: what one sees, the others need not look for.
+    @Test func engineWrappers() {
+        let watch = PathWatch(Self.watched([("--field a", "a"), ("--field b", "b")]))
+        var first = PathWatchingEngine(MappingOptions.Engine.stream.make(mapper: .identity), watch: watch)
+        var second = PathWatchingEngine(MappingOptions.Engine.tree.make(mapper: .identity), watch: watch)
+        var writer = JSONWriter()
+        for (engine, text) in [(0, #"{"a":1}"#), (1, #"{"c":1}"#)] {
+            let outcome = Array(text.utf8).withUnsafeBytes { engine == 0 ? first.map(record: $0, into: &writer) : second.map(record: $0, into: &writer) }
+            #expect(outcome == .mapped(warnings: []))
+        }
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":1}{"c":1}"#)
+        #expect(watch.report == ["--field b: none of the 2 records has b"])
+    }
+
+    /// What each flag reads, in the flags' order, each path once, split on the spec's delimiter; `--default`'s
+    /// and `--require`'s paths left out.
+    @Test func pathsTheFlagsRead() {
+        var amendment = SpecAmendment()
+        amendment.fields = ["a/b=x", "c"]
+        amendment.types = ["c=integer", "t=string"]
+        amendment.columns = ["k=int64"]
+        amendment.defaults = ["d=1"]
+        amendment.required = ["r"]
+        amendment.computed = ["s=a/b + e"]
+        amendment.filter = #"w == "x" && c > 1"#
+        let read = amendment.pathsRead(delimiter: "/")
+        #expect(read.map(\.flag) == ["--field a/b=x", "--field c", "--type t=string", "--column k=int64", "--set s=a/b + e", "--where"])
+        #expect(read.map(\.path.steps) == [["a", "b"], ["c"], ["t"], ["k"], ["e"], ["w"]])
+    }
+}
