@@ -148,6 +148,11 @@ struct NoSilentDropCLITests {
                 #expect(quiet.stderr == "", "\(c.arguments) \(extra) --quiet")
             }
         }
+        // --stats lists them (also with --quiet), as the flags write them; none found: no member.
+        let stats = try CLI.run(["--field", "id", "--field", "usr.name", "--where", "x.y != 1", "--stats", "--quiet"], stdin: records)
+        #expect(stats.stderrLines.count == 1)
+        #expect(stats.stderr.contains(#""errorsByPath":{"":{"syntax":1}},"pathsNotFound":["usr.name","x.y"],"bytesIn""#), "\(stats.stderr)")
+        #expect(!(try CLI.run(["--field", "id", "--stats"], stdin: records).stderr.contains("pathsNotFound")))
         // A spec's own paths are not looked for, nor any with --reverse.
         let spec = try CLI.temporaryFile(#"{"fields":{"usr.name":"name"}}"#)
         #expect(try CLI.run(["--spec", spec], stdin: records).stderrLines.filter { $0.contains("none of") } == [])

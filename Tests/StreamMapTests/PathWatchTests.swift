@@ -20,6 +20,7 @@ struct PathWatchTests {
         #expect(Self.look(watch, [#"{"a":null,"b":{"x":1}}"#, "{nope", #"{"d":[{"e":1}]}"#]) == [true, true, true])
         #expect(watch.recordsChecked == 2)
         #expect(watch.report == ["--field b.c: none of the 2 records has b.c"])
+        #expect(watch.unseenPaths == ["b.c"])
         // Once every path is seen, nothing more is looked at (and nothing is parsed).
         #expect(Self.look(watch, [#"{"b":{"c":0}}"#, #"{"a":1}"#]) == [false, false])
         #expect(watch.recordsChecked == 3)
@@ -30,6 +31,7 @@ struct PathWatchTests {
         let watch = PathWatch(Self.watched([("--field a", "a")]))
         #expect(Self.look(watch, ["[1,", ""]) == [true, true])
         #expect(watch.report == [])
+        #expect(watch.unseenPaths == [])
     }
 
     @Test func theLimitAndTheWording() {

@@ -194,6 +194,7 @@ package struct MapRun {
     package var stats: RunStats {
         var s = output.stats
         s.bytesIn = pipeline.bytesIn
+        s.pathsNotFound = output.settings.pathWatch?.unseenPaths ?? []
         return s
     }
 

@@ -71,6 +71,11 @@ package final class PathWatch: @unchecked Sendable {
     /// Records looked at so far.
     package var recordsChecked: Int { monitor.withLock { checked } }
 
+    /// The paths (as the flags write them) that none of the records looked at has; none when no record was.
+    package var unseenPaths: [String] {
+        monitor.withLock { checked > 0 ? watched.indices.filter { !seen[$0] }.map { written(watched[$0].path.steps) } : [] }
+    }
+
     /// One line per path that none of the records looked at has (none when no record was looked at):
     /// `FLAG: none of the N records has PATH`, `… of the first N records …` when the limit stopped the look, and
     /// ` (did you mean "P"?)` when a record had a close path.

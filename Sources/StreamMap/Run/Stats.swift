@@ -47,6 +47,8 @@ package struct RunStats {
     }
     package var warnings = 0
     package var bytesIn = 0
+    /// The paths the flags read that none of the records looked at has (`PathWatch`): `pathsNotFound` when some.
+    package var pathsNotFound: [String] = []
     package let started = monotonicSeconds()
     /// Warnings and rejection errors by source path (array indexes shown as `*`) and code; only with `--stats`.
     package var collectsPaths = false
@@ -126,6 +128,7 @@ package struct RunStats {
         o["warnings"] = .number(JSONNumber(warnings))
         o["warningsByPath"] = table(warningsByPath)
         o["errorsByPath"] = table(errorsByPath)
+        if !pathsNotFound.isEmpty { o["pathsNotFound"] = .array(pathsNotFound.map(JSONValue.string)) }
         o["bytesIn"] = .number(JSONNumber(bytesIn))
         o["seconds"] = .number(JSONNumber(unchecked: fixed(secs, 3)))
         o["mbPerSecond"] = .number(JSONNumber(unchecked: fixed(secs > 0 ? Double(bytesIn) / 1e6 / secs : 0, 1)))
