@@ -37,7 +37,7 @@ struct PathWatchTests {
     @Test func theLimitAndTheWording() {
         let watch = PathWatch(Self.watched([("--field x", "x")]), limit: 3)
         #expect(Self.look(watch, [#"{"a":1}"#]) == [true])
-        #expect(watch.report == ["--field x: none of the 1 record has x"])
+        #expect(watch.report == ["--field x: the one record has no x"])
         #expect(Self.look(watch, [#"{"a":1}"#, #"{"a":1}"#, #"{"x":1}"#]) == [true, false, false])
         #expect(watch.recordsChecked == 3)
         #expect(watch.report == ["--field x: none of the first 3 records has x"])
@@ -56,6 +56,30 @@ struct PathWatchTests {
             "--field user/zzzzzz: none of the 2 records has user/zzzzzz",
             "--field tags/9: none of the 2 records has tags/9",
         ])
+    }
+
+    /// The bytes looked at are bounded too: records of a megabyte look at a few.
+    @Test func theByteLimit() {
+        let watch = PathWatch(Self.watched([("--field x", "x")]), byteLimit: 18)
+        #expect(Self.look(watch, [#"{"a":"0123456789"}"#, #"{"a":1}"#]) == [false, false])
+        #expect(watch.report == ["--field x: the first record has no x"])
+        let two = PathWatch(Self.watched([("--field x", "x")]), byteLimit: 18)
+        #expect(Self.look(two, [#"{"a":1}"#, #"{"b":1}"#, #"{"a":"0123456789"}"#, #"{"x":1}"#]) == [true, true, false, false])
+        #expect(two.report == ["--field x: none of the first 3 records has x"])
+    }
+
+    /// The suggestions share one budget, spent over paths and records: records of many keys cannot make the
+    /// look slow. Once it is spent, no path gets a suggestion.
+    @Test func suggestionsSpendOneBudget() {
+        let wide = "{" + (0..<5000).map { #""key\#($0)":1"# }.joined(separator: ",") + "}"
+        let paths = Self.watched([("--field yek", "yek"), ("--field kez4999", "kez4999")])
+        let ample = PathWatch(paths)
+        #expect(Self.look(ample, Array(repeating: wide, count: 3)).allSatisfy { $0 })
+        #expect(ample.report == ["--field yek: none of the 3 records has yek", #"--field kez4999: none of the 3 records has kez4999 (did you mean "key4999"?)"#])
+        // `yek` spends the budget on the first record's keys and finds nothing; `kez4999` gets no search.
+        let scant = PathWatch(paths, suggestionBudget: 1000)
+        #expect(Self.look(scant, Array(repeating: wide, count: 3)).allSatisfy { $0 })
+        #expect(scant.report == ["--field yek: none of the 3 records has yek", "--field kez4999: none of the 3 records has kez4999"])
     }
 
     /// Records longer than `longestRecord` are not parsed into a tree (nor counted).

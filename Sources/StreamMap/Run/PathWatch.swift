@@ -4,9 +4,10 @@
 /// the run, with the flag that names it and, when a record has a path one key away that comes close, that path
 /// (`--field usr.name: none of the 2 records has usr.name (did you mean "user.name"?)`).
 ///
-/// The first `limit` records that are JSON are looked at (each parsed into a tree), and no more once every path
-/// has been seen — on the first record when nothing is wrong — so the cost is bounded whatever the input. With
-/// `--jobs` the workers' engines share one watch (each looks at the records it maps).
+/// The first `limit` records that are JSON are looked at (each parsed into a tree; at most `byteLimit` bytes of
+/// them in all, records over `longestRecord` passed by), and no more once every path has been seen — on the first
+/// record when nothing is wrong — so the cost is bounded whatever the input; the suggestions share one budget of
+/// `Suggest`'s work. With `--jobs` the workers' engines share one watch (each looks at the records it maps).
 package final class PathWatch: @unchecked Sendable {
     // @unchecked: the state below is read and written only with `monitor` held; the rest is immutable.
 
@@ -22,8 +23,9 @@ package final class PathWatch: @unchecked Sendable {
     }
 
     package let watched: [Watched]
-    /// Records looked at, at most.
+    /// Records looked at, at most, and their bytes.
     package let limit: Int
+    package let byteLimit: Int
     /// How paths are written in the messages (the spec's `delimiter`).
     private let delimiter: String
     /// Records longer than this are not looked at (a tree of a long record costs its size again in memory).
@@ -33,20 +35,27 @@ package final class PathWatch: @unchecked Sendable {
     private var seen: [Bool]
     private var unseen: Int
     private var checked = 0
+    private var checkedBytes = 0
+    /// What the suggestions may still spend (`Suggest.closest(to:in:budget:)`), for all paths and records.
+    private var suggestionBudget: Int
     /// Per path not seen, a path that the first record with a close key has (see `suggestion(for:in:)`).
     private var suggestions: [String?]
 
-    package init(_ watched: [Watched], delimiter: String = ".", limit: Int = 1000) {
+    package init(_ watched: [Watched], delimiter: String = ".", limit: Int = 1000, byteLimit: Int = 16 << 20,
+                 suggestionBudget: Int = 4 * Suggest.defaultBudget) {
         self.watched = watched
+        self.suggestionBudget = suggestionBudget
         self.delimiter = delimiter
         self.limit = limit
+        self.byteLimit = byteLimit
         seen = Array(repeating: false, count: watched.count)
         unseen = watched.count
         suggestions = Array(repeating: nil, count: watched.count)
     }
 
     /// Looks for the paths not seen yet in `record` (one JSON value's text). False once nothing is left to look
-    /// for: every path seen, or `limit` records looked at. A record that is not JSON is not counted.
+    /// for: every path seen, or `limit` records or `byteLimit` bytes looked at. A record that is not JSON is not
+    /// counted.
     package func look(at record: UnsafeRawBufferPointer) -> Bool {
         // (Asked first, so that an engine whose first record comes after the paths were all seen parses nothing.)
         guard monitor.withLock({ isLooking }) else { return false }
@@ -54,6 +63,7 @@ package final class PathWatch: @unchecked Sendable {
         return monitor.withLock {
             guard isLooking else { return false }
             checked += 1
+            checkedBytes += record.count
             for i in watched.indices where !seen[i] {
                 if watched[i].path.read(from: value) != nil {
                     seen[i] = true
@@ -66,7 +76,7 @@ package final class PathWatch: @unchecked Sendable {
         }
     }
 
-    private var isLooking: Bool { unseen > 0 && checked < limit }
+    private var isLooking: Bool { unseen > 0 && checked < limit && checkedBytes < byteLimit }
 
     /// Records looked at so far.
     package var recordsChecked: Int { monitor.withLock { checked } }
@@ -77,15 +87,19 @@ package final class PathWatch: @unchecked Sendable {
     }
 
     /// One line per path that none of the records looked at has (none when no record was looked at):
-    /// `FLAG: none of the N records has PATH`, `… of the first N records …` when the limit stopped the look, and
+    /// `FLAG: none of the N records has PATH` (`the one record has no PATH`), `… of the first N records …` when a
+    /// limit stopped the look, and
     /// ` (did you mean "P"?)` when a record had a close path.
     package var report: [String] {
         monitor.withLock {
             guard checked > 0 else { return [] }
-            let records = checked >= limit ? "the first \(checked) records" : checked == 1 ? "the 1 record" : "the \(checked) records"
+            let limited = checked >= limit || checkedBytes >= byteLimit
+            let subject = checked == 1
+                ? (limited ? "the first record has no" : "the one record has no")
+                : (limited ? "none of the first \(checked) records has" : "none of the \(checked) records has")
             return watched.indices.filter { !seen[$0] }.map { i in
                 let hint = suggestions[i].map(Suggest.phrase) ?? ""
-                return "\(watched[i].flag): none of \(records) has \(written(watched[i].path.steps))\(hint)"
+                return "\(watched[i].flag): \(subject) \(written(watched[i].path.steps))\(hint)"
             }
         }
     }
@@ -101,7 +115,8 @@ package final class PathWatch: @unchecked Sendable {
                     current = next
                     continue
                 }
-                guard let key = Suggest.closest(to: step, in: object.keys) else { return nil }
+                guard suggestionBudget > 0, let key = Suggest.closest(to: step, in: object.keys, budget: &suggestionBudget)
+                else { return nil }
                 var steps = path.steps
                 steps[i] = key
                 return KeyPath(steps: steps).read(from: value) == nil ? nil : written(steps)
