@@ -212,11 +212,7 @@ struct MapCommand: ParsableCommand {
         settings.maxRejects = maxRejects
         settings.quiet = quiet
         settings.showWarnings = warnings
-        if !loaded.isReversed {
-            let delimiter = loaded.document.objectValue?["delimiter"]?.stringValue ?? "."
-            let watched = specOptions.amendment.pathsRead(delimiter: delimiter.isEmpty ? "." : delimiter)
-            if !watched.isEmpty { settings.pathWatch = PathWatch(watched, delimiter: delimiter) }
-        }
+        if !loaded.isReversed { settings.pathWatch = PathWatch(flags: specOptions.amendment, spec: loaded.document) }
         let showProgress = progress ?? (isatty(2) == 1)
         let total = showProgress ? InputFile.totalSize(paths) : nil
 

@@ -116,6 +116,10 @@ struct PathWatchTests {
         amendment.computed = ["s=a/b + e"]
         amendment.filter = #"w == "x" && c > 1"#
         let read = amendment.pathsRead(delimiter: "/")
+        // The spec's delimiter (an empty one is ".", as the compiler has it); no path read: no watch.
+        #expect(PathWatch(flags: amendment, spec: ["delimiter": "/"])?.watched == read)
+        #expect(PathWatch(flags: amendment, spec: ["delimiter": ""])?.watched.first?.path.steps == ["a/b"])
+        #expect(PathWatch(flags: SpecAmendment(), spec: [:]) == nil)
         #expect(read.map(\.flag) == ["--field a/b=x", "--field c", "--type t=string", "--column k=int64", "--set s=a/b + e", "--where"])
         #expect(read.map(\.path.steps) == [["a", "b"], ["c"], ["t"], ["k"], ["e"], ["w"]])
     }

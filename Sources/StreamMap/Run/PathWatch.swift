@@ -1,6 +1,6 @@
 /// Whether the records have the paths the command line's flags name. A mistyped path maps nothing and says
-/// nothing — a `--field` with no value is left out of every record, a `--where` on it is never true, a `--type`
-/// on it checks nothing — so a path that none of the records looked at has is reported at the end of
+/// nothing — a `--field` with no value is left out of every record, a `--where` finds it absent in every record,
+/// a `--type` on it checks nothing — so a path that none of the records looked at has is reported at the end of
 /// the run, with the flag that names it and, when a record has a path one key away that comes close, that path
 /// (`--field usr.name: none of the 2 records has usr.name (did you mean "user.name"?)`).
 ///
@@ -40,6 +40,16 @@ package final class PathWatch: @unchecked Sendable {
     private var suggestionBudget: Int
     /// Per path not seen, a path that the first record with a close key has (see `suggestion(for:in:)`).
     private var suggestions: [String?]
+
+    /// The watch of the paths `flags` read, split and written with the delimiter of the spec they amend
+    /// (`document`, after the amendment); nil when they read none.
+    package convenience init?(flags: SpecAmendment, spec document: JSONValue) {
+        let given = document.objectValue?["delimiter"]?.stringValue ?? "."
+        let delimiter = given.isEmpty ? "." : given
+        let watched = flags.pathsRead(delimiter: delimiter)
+        guard !watched.isEmpty else { return nil }
+        self.init(watched, delimiter: delimiter)
+    }
 
     package init(_ watched: [Watched], delimiter: String = ".", limit: Int = 1000, byteLimit: Int = 16 << 20,
                  suggestionBudget: Int = 4 * Suggest.defaultBudget) {
@@ -88,8 +98,7 @@ package final class PathWatch: @unchecked Sendable {
 
     /// One line per path that none of the records looked at has (none when no record was looked at):
     /// `FLAG: none of the N records has PATH` (`the one record has no PATH`), `… of the first N records …` when a
-    /// limit stopped the look, and
-    /// ` (did you mean "P"?)` when a record had a close path.
+    /// limit stopped the look, and ` (did you mean "P"?)` when a record had a close path.
     package var report: [String] {
         monitor.withLock {
             guard checked > 0 else { return [] }
