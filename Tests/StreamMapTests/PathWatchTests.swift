@@ -66,6 +66,10 @@ struct PathWatchTests {
         let two = PathWatch(Self.watched([("--field x", "x")]), byteLimit: 18)
         #expect(Self.look(two, [#"{"a":1}"#, #"{"b":1}"#, #"{"a":"0123456789"}"#, #"{"x":1}"#]) == [true, true, false, false])
         #expect(two.report == ["--field x: none of the first 3 records has x"])
+        // Lines that are not JSON spend the bytes too (and are no records): a broken input is not parsed to its end.
+        let broken = PathWatch(Self.watched([("--field x", "x")]), byteLimit: 18)
+        #expect(Self.look(broken, [#"{"a":1}"#, #"{"a":"01234"#, #"{"x":1}"#]) == [true, false, false])
+        #expect(broken.report == ["--field x: the first record has no x"])
     }
 
     /// The suggestions share one budget, spent over paths and records: records of many keys cannot make the

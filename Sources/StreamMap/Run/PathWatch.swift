@@ -65,11 +65,18 @@ package final class PathWatch: @unchecked Sendable {
 
     /// Looks for the paths not seen yet in `record` (one JSON value's text). False once nothing is left to look
     /// for: every path seen, or `limit` records or `byteLimit` bytes looked at. A record that is not JSON is not
-    /// counted.
+    /// counted as a record, but its bytes are.
     package func look(at record: UnsafeRawBufferPointer) -> Bool {
         // (Asked first, so that an engine whose first record comes after the paths were all seen parses nothing.)
         guard monitor.withLock({ isLooking }) else { return false }
-        guard record.count <= Self.longestRecord, let value = try? JSONParser.parse(record) else { return true }
+        guard record.count <= Self.longestRecord else { return true }
+        guard let value = try? JSONParser.parse(record) else {
+            // (Not counted as a record, but its bytes were parsed: an input of broken lines stops the look too.)
+            return monitor.withLock {
+                checkedBytes += record.count
+                return isLooking
+            }
+        }
         return monitor.withLock {
             guard isLooking else { return false }
             checked += 1
