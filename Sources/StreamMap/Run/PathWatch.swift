@@ -51,7 +51,7 @@ package final class PathWatch: @unchecked Sendable {
         self.init(watched, delimiter: delimiter)
     }
 
-    package init(_ watched: [Watched], delimiter: String = ".", limit: Int = 1000, byteLimit: Int = 16 << 20,
+    package init(_ watched: [Watched], delimiter: String = ".", limit: Int = 1000, byteLimit: Int = 4 << 20,
                  suggestionBudget: Int = 4 * Suggest.defaultBudget) {
         self.watched = watched
         self.suggestionBudget = suggestionBudget
