@@ -165,12 +165,14 @@ import StreamMapTestSupport
         }
     }
 
-    /// A skipped number of 1 to 7 digits is read from one word, the rest by the number grammar: numbers of every
-    /// length around the word, signed or not, followed by every kind of byte (a delimiter, a fraction, an exponent,
-    /// a digit, junk, the record's end), in skipped members and arrays — held to the reference in both code paths.
+    /// A skipped positive integer is read a word (8 bytes) at a time, the rest by the number grammar: numbers of
+    /// every length around one, two and three words, signed or not, followed by every kind of byte (a delimiter, a
+    /// fraction, an exponent, a digit, junk, the record's end), in skipped members and arrays — held to the
+    /// reference in both code paths.
     @Test func numbersAroundTheWordReadAtOnce() {
-        for digits in 1...10 {
-            for number in [String("1234567890".prefix(digits)), "-" + String("9876543210".prefix(digits)), "0" + String("1234567890".prefix(digits - 1))] {
+        let digitsText = String(repeating: "1234567890", count: 3), reversed = String(repeating: "9876543210", count: 3)
+        for digits in 1...26 {
+            for number in [String(digitsText.prefix(digits)), "-" + String(reversed.prefix(digits)), "0" + String(digitsText.prefix(digits - 1))] {
                 for after in ["", ",", "}", "]", " ", ".5", ".", "e3", "E-2", "e+", "x", "0", "\n", "\t", "/", ":"] {
                     for record in [#"{"x":\#(number)\#(after),"id":1}"#, #"{"x":[\#(number)\#(after)],"id":1}"#,
                                    #"{"id":1,"x":\#(number)\#(after)}"#, #"{"id":1,"x":\#(number)\#(after)"#,
@@ -286,15 +288,19 @@ import StreamMapTestSupport
         }
     }
 
-    /// Runs of `\u` escapes (crossed six bytes at a time) of every length from every offset around a block's end,
-    /// and what may end them: the string's end, another escape, surrogates paired, lone and mismatched, a bad or
-    /// cut escape, a control byte, valid and invalid UTF-8 — in kept, lifted and skipped strings, on both code paths.
+    /// Runs of `\u` escapes (crossed four at a time with AVX2, then one at a time) of every length from every offset
+    /// around a block's end, and what may end them: the string's end, another escape, surrogates paired, lone and
+    /// mismatched, a bad or cut escape, a control byte, valid and invalid UTF-8 — in kept, lifted and skipped
+    /// strings, on both code paths.
     @Test func runsOfUnicodeEscapesAcrossBlocks() {
         let ends = ["", #"\n"#, #"\\"#, #"\uD83D\uDE00"#, #"\uD800"#, #"\uDC00x"#, #"\uD800\u0041"#, #"\u00G0"#, #"\u004G"#, #"\uG000"#, #"\u0G00"#, #"\u00"#,
-                    #"\U0041"#, "\u{1}", "é", "\u{FFFF}"]
+                    #"\U0041"#, "\u{1}", "é", "\u{FFFF}", #"\u00g0"#, #"\u00:0"#, #"\u00/0"#, #"\u00@0"#, #"\u00`0"#, #"\uDc00"#, #"\udBFF\uDC00"#, #"\uD8"#,
+                    #"\uD7FF"#, #"\uE000"#]
         let invalid: [[UInt8]] = [[0xC3], [0xED, 0xA0, 0x80], [0xFF]]
-        for run in [1, 2, 3, 11, 12] {
-            let escapes = String(repeating: #"\u4e00"#, count: run)
+        // (Escapes of each kind of digit, so that each stands at every place of a run read four at a time.)
+        let kinds = [#"\u4e00"#, #"\u00E9"#, #"\uFFFD"#, #"\u0041"#, #"\uabcd"#, #"\u9fA5"#, #"\ud7ff"#]
+        for run in [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12] {
+            let escapes = (0..<run).map { kinds[$0 % kinds.count] }.joined()
             for offset in 40..<140 {
                 for end in ends.map({ Array($0.utf8) }) + invalid {
                     for key in ["text", "x", "id"] {
@@ -304,6 +310,24 @@ import StreamMapTestSupport
                         if let d = divergence(record, Self.liftingPlan, liftCapacity: 4) { Issue.record("\(d)") }
                         if key == "x", let d = divergence(record) { Issue.record("\(d)") }
                     }
+                }
+            }
+        }
+    }
+
+    /// A bad escape or a surrogate inside a long run of `\u` escapes, with good ones after it: at each place of the
+    /// run (each place of a four-escape load), from offsets around a block's end, on both code paths.
+    @Test func aBadEscapeInsideARunOfUnicodeEscapes() {
+        let bad = [#"\uG000"#, #"\u0G00"#, #"\u00G0"#, #"\u004G"#, #"\u00g0"#, #"\u00:0"#, #"\u00/0"#, #"\uD800"#, #"\uDC00"#, #"\udbff"#,
+                   #"\uD83D\uDE00"#, #"\U0041"#, #"\x0041"#, #"\\u0041"#, "\u{1}00000", "é"]
+        for place in 0..<13 {
+            for wrong in bad {
+                let escapes = (0..<14).map { $0 == place ? wrong : #"\u4E2d"# }.joined()
+                for offset in 56..<72 {
+                    var record = Array(#"{"x":""#.utf8)
+                    record += [UInt8](repeating: 0x61, count: offset - record.count) + Array(escapes.utf8) + Array(#"","id":1}"#.utf8)
+                    if let d = divergence(record) { Issue.record("\(d)") }
+                    if let d = divergence(record, Self.liftingPlan, liftCapacity: 4) { Issue.record("\(d)") }
                 }
             }
         }
