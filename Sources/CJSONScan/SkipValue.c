@@ -160,15 +160,6 @@ int cjsonscan_valid_utf8_portable(const unsigned char *p, size_t n) {
     return !utf8_open_portable(&u);
 }
 
-/// Index just past the run of `\u` escapes at `i` (a surrogate, or anything else, ends it: `i` when there is
-/// none), six bytes at a time.
-static inline size_t unicode_run_portable(const unsigned char *p, size_t i, size_t n) {
-    while (i + 6 <= n && p[i] == '\\' && p[i + 1] == 'u' && !((p[i + 2] | 0x20) == 'd' && p[i + 3] >= '8') &&
-           (hex_digits[p[i + 2]] & hex_digits[p[i + 3]] & hex_digits[p[i + 4]] & hex_digits[p[i + 5]]))
-        i += 6;
-    return i;
-}
-
 #define V(name) name##_portable
 #include "SkipValueBody.h"
 #include "ProjectBody.h"
@@ -231,36 +222,6 @@ string_masks_of_avx2(const unsigned char *b, size_t index, utf8_state_avx2 *u) {
     }
     u->previous = v1;
     return m;
-}
-
-/// `unicode_run_portable`, four escapes (24 bytes) per 32-byte load while 32 bytes are there: per byte, whether it
-/// is a backslash, a `u`, a hex digit, a `d`/`D` and a hex digit above 7, as bit masks checked against where each
-/// must be in four escapes in a row; the rest one escape at a time.
-__attribute__((target("avx2,bmi,bmi2"))) static inline size_t unicode_run_avx2(const unsigned char *p, size_t i, size_t n) {
-    // Bit k: byte k of the 24 (escape e is bytes 6e..6e+5: its backslash, `u`, then four hex digits).
-    const uint32_t backslashes = 0x041041, us = 0x082082, hexes = 0xF3CF3C, first_digits = 0x104104;
-    const __m256i backslash = _mm256_set1_epi8('\\'), u = _mm256_set1_epi8('u'), d = _mm256_set1_epi8('d');
-    const __m256i case_bit = _mm256_set1_epi8(0x20), zero = _mm256_set1_epi8('0'), a = _mm256_set1_epi8('a');
-    const __m256i nine = _mm256_set1_epi8(9), five = _mm256_set1_epi8(5), seven = _mm256_set1_epi8(7);
-    while (i + 32 <= n) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
-        __m256i lower = _mm256_or_si256(v, case_bit);
-        __m256i digit = _mm256_sub_epi8(v, zero), letter = _mm256_sub_epi8(lower, a);  // (unsigned: 0-9, 0-5)
-        __m256i is_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(digit, nine), digit);
-        __m256i is_letter = _mm256_cmpeq_epi8(_mm256_min_epu8(letter, five), letter);
-        __m256i is_low_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(digit, seven), digit);  // 0-7
-        uint32_t hex = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(is_digit, is_letter));
-        uint32_t high = hex & ~(uint32_t)_mm256_movemask_epi8(is_low_digit);  // 8-9, a-f
-        uint32_t slashes = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash));
-        uint32_t u_bits = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, u));
-        uint32_t ds = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lower, d));
-        // (A surrogate: its first digit a `d`, its second above 7.)
-        if ((slashes & backslashes) != backslashes || (u_bits & us) != us || (hex & hexes) != hexes ||
-            (ds & first_digits & (high >> 1)) != 0)
-            break;
-        i += 24;
-    }
-    return unicode_run_portable(p, i, n);
 }
 
 #pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2"))), apply_to = function)

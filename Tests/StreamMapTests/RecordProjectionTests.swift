@@ -288,16 +288,15 @@ import StreamMapTestSupport
         }
     }
 
-    /// Runs of `\u` escapes (crossed four at a time with AVX2, then one at a time) of every length from every offset
-    /// around a block's end, and what may end them: the string's end, another escape, surrogates paired, lone and
-    /// mismatched, a bad or cut escape, a control byte, valid and invalid UTF-8 — in kept, lifted and skipped
-    /// strings, on both code paths.
+    /// Runs of `\u` escapes (crossed six bytes at a time) of every length from every offset around a block's end,
+    /// and what may end them: the string's end, another escape, surrogates paired, lone and mismatched, a bad or
+    /// cut escape, a control byte, valid and invalid UTF-8 — in kept, lifted and skipped strings, on both code paths.
     @Test func runsOfUnicodeEscapesAcrossBlocks() {
         let ends = ["", #"\n"#, #"\\"#, #"\uD83D\uDE00"#, #"\uD800"#, #"\uDC00x"#, #"\uD800\u0041"#, #"\u00G0"#, #"\u004G"#, #"\uG000"#, #"\u0G00"#, #"\u00"#,
                     #"\U0041"#, "\u{1}", "é", "\u{FFFF}", #"\u00g0"#, #"\u00:0"#, #"\u00/0"#, #"\u00@0"#, #"\u00`0"#, #"\uDc00"#, #"\udBFF\uDC00"#, #"\uD8"#,
                     #"\uD7FF"#, #"\uE000"#]
         let invalid: [[UInt8]] = [[0xC3], [0xED, 0xA0, 0x80], [0xFF]]
-        // (Escapes of each kind of digit, so that each stands at every place of a run read four at a time.)
+        // (Escapes of each kind of digit.)
         let kinds = [#"\u4e00"#, #"\u00E9"#, #"\uFFFD"#, #"\u0041"#, #"\uabcd"#, #"\u9fA5"#, #"\ud7ff"#]
         for run in [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12] {
             let escapes = (0..<run).map { kinds[$0 % kinds.count] }.joined()
@@ -316,7 +315,7 @@ import StreamMapTestSupport
     }
 
     /// A bad escape or a surrogate inside a long run of `\u` escapes, with good ones after it: at each place of the
-    /// run (each place of a four-escape load), from offsets around a block's end, on both code paths.
+    /// run, from offsets around a block's end, on both code paths.
     @Test func aBadEscapeInsideARunOfUnicodeEscapes() {
         let bad = [#"\uG000"#, #"\u0G00"#, #"\u00G0"#, #"\u004G"#, #"\u00g0"#, #"\u00:0"#, #"\u00/0"#, #"\uD800"#, #"\uDC00"#, #"\udbff"#,
                    #"\uD83D\uDE00"#, #"\U0041"#, #"\x0041"#, #"\\u0041"#, "\u{1}00000", "é"]
