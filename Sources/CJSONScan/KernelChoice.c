@@ -14,7 +14,7 @@ int cjsonscan_avx2_wanted(int cpu_has_avx2, const char *no_avx2) {
 
 int cjsonscan_decide_kernels(void) {
 #if defined(__x86_64__)
-    int cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+    int cpu = __builtin_cpu_supports("avx2");
 #else
     int cpu = 0;
 #endif

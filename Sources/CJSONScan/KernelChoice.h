@@ -1,7 +1,6 @@
-// Which code the kernels run: AVX2 (with BMI1 and BMI2, which every AVX2 CPU from Intel and AMD has) where the CPU
-// has it, unless the environment variable STREAMMAP_NO_AVX2 is set (to anything but "" or "0"), which makes the
-// whole binary run its portable code — the code a machine without AVX2 runs (CI runs the engine tests so). Decided
-// once per process, at the first kernel call (KernelChoice.c).
+// Which code the kernels run: AVX2 where the CPU has it, unless the environment variable STREAMMAP_NO_AVX2 is set
+// (to anything but "" or "0"), which makes the whole binary run its portable code — the code a machine without
+// AVX2 runs (CI runs the engine tests so). Decided once per process, at the first kernel call (KernelChoice.c).
 #ifndef CJSONSCAN_KERNEL_CHOICE_H
 #define CJSONSCAN_KERNEL_CHOICE_H
 

@@ -131,17 +131,13 @@ static inline string_masks string_masks_of_portable(const unsigned char *b, size
 
 /// The masks of the 64 bytes of `p` at `start` (bytes at or past `n` count as spaces), their UTF-8 checked.
 #define STRING_MASKS_AT(variant)                                                                                    \
-    static __attribute__((noinline)) string_masks string_masks_tail_##variant(const unsigned char *p, size_t n,     \
-                                                                              size_t start, utf8_state_##variant *u) { \
+    static inline string_masks string_masks_at_##variant(const unsigned char *p, size_t n, size_t start,            \
+                                                         utf8_state_##variant *u) {                                 \
+        if (start + 64 <= n) return string_masks_of_##variant(p + start, start >> 6, u);                             \
         unsigned char tail[64];                                                                                      \
         memset(tail, ' ', 64);                                                                                       \
         memcpy(tail, p + start, n - start);                                                                          \
         return string_masks_of_##variant(tail, start >> 6, u);                                                      \
-    }                                                                                                                \
-    static inline __attribute__((always_inline)) string_masks string_masks_at_##variant(                           \
-        const unsigned char *p, size_t n, size_t start, utf8_state_##variant *u) {                                  \
-        if (__builtin_expect(start + 64 <= n, 1)) return string_masks_of_##variant(p + start, start >> 6, u);        \
-        return string_masks_tail_##variant(p, n, start, u);                                                          \
     }
 STRING_MASKS_AT(portable)
 
@@ -169,7 +165,7 @@ int cjsonscan_valid_utf8_portable(const unsigned char *p, size_t n) {
 #include <immintrin.h>
 
 /// `string_stop_portable`, 32 bytes at a time.
-__attribute__((target("avx2,bmi,bmi2"))) static inline size_t string_stop_avx2(const unsigned char *p, size_t i, size_t n) {
+__attribute__((target("avx2"))) static inline size_t string_stop_avx2(const unsigned char *p, size_t i, size_t n) {
     const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
     const __m256i control_max = _mm256_set1_epi8(0x1F);
     while (i + 32 <= n) {
@@ -195,8 +191,8 @@ typedef struct {
 static inline int utf8_open_avx2(const utf8_state_avx2 *u) { return u->open; }
 
 /// `string_masks_of_portable`, 32 bytes at a time, UTF-8 by the lookup algorithm.
-__attribute__((target("avx2,bmi,bmi2"), always_inline)) static inline string_masks
-string_masks_of_avx2(const unsigned char *b, size_t index, utf8_state_avx2 *u) {
+__attribute__((target("avx2"))) static inline string_masks string_masks_of_avx2(const unsigned char *b, size_t index,
+                                                                                  utf8_state_avx2 *u) {
     const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\'), control_max = _mm256_set1_epi8(0x1F);
     const __m256i v0 = _mm256_loadu_si256((const __m256i *)b), v1 = _mm256_loadu_si256((const __m256i *)(b + 32));
     uint32_t q0 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, quote));
@@ -224,7 +220,7 @@ string_masks_of_avx2(const unsigned char *b, size_t index, utf8_state_avx2 *u) {
     return m;
 }
 
-#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
 STRING_MASKS_AT(avx2)
 #define V(name) name##_avx2
 #include "SkipValueBody.h"
@@ -236,7 +232,7 @@ static inline int avx2(void) { return cjsonscan_avx2_chosen(); }
 
 /// `cjsonscan_valid_utf8_portable`, 64 bytes at a time by the lookup algorithm; a block of ASCII after a whole
 /// character is two loads and a test.
-__attribute__((target("avx2,bmi,bmi2"))) static int valid_utf8_avx2(const unsigned char *p, size_t n) {
+__attribute__((target("avx2"))) static int valid_utf8_avx2(const unsigned char *p, size_t n) {
     __m256i previous = _mm256_setzero_si256(), errors = _mm256_setzero_si256();
     int open = 0;
     unsigned char tail[64];

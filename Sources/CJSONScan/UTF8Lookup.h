@@ -54,7 +54,7 @@ static const unsigned char last_bytes_max[32] = {
 };
 
 #ifndef AVX2
-#define AVX2 __attribute__((target("avx2,bmi,bmi2")))
+#define AVX2 __attribute__((target("avx2")))
 #endif
 
 /// A 16-byte table in both lanes (vpshufb looks up within each 128-bit lane).

@@ -165,8 +165,8 @@ import StreamMapTestSupport
         }
     }
 
-    /// A skipped positive integer is read a word (8 bytes) at a time, the rest by the number grammar: numbers of
-    /// every length around one, two and three words, signed or not, followed by every kind of byte (a delimiter, a
+    /// A skipped number of 1 to 7 digits is read from one word, the rest by the number grammar: numbers of every
+    /// length around one, two and three words, signed or not, followed by every kind of byte (a delimiter, a
     /// fraction, an exponent, a digit, junk, the record's end), in skipped members and arrays — held to the
     /// reference in both code paths.
     @Test func numbersAroundTheWordReadAtOnce() {

@@ -23,7 +23,7 @@ size_t cjsonscan_plain_prefix(const unsigned char *p, size_t n);
 int cjsonscan_accelerated(void);
 
 /// 1 when the kernels run their AVX2 code in this process, 0 when they run their portable code: the CPU has no
-/// AVX2, BMI1 or BMI2 (or is not x86-64), or the environment variable STREAMMAP_NO_AVX2 is set to anything but "" or "0" when
+/// AVX2 (or is not x86-64), or the environment variable STREAMMAP_NO_AVX2 is set to anything but "" or "0" when
 /// the first kernel runs (CI runs the engine tests so). Decided once per process.
 int cjsonscan_uses_avx2(void);
 
