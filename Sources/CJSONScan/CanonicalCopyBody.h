@@ -1,11 +1,9 @@
 // The verbatim copy's body (see CanonicalCopy.c), compiled once per variant: CanonicalCopy.c defines `V(name)`
 // (the variant's name for `name`) and `V(string_run)` before it includes this file.
 
-/// Copies the string whose opening quote is at `i` to `out + *o` in canonical form; returns the index just past
-/// its closing quote, or 0.
-static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
-    out[(*o)++] = '"';
-    i++;
+/// Copies the rest of a string, from `i` in its body on (its opening quote written), to `out + *o` in canonical
+/// form; returns the index just past its closing quote, or 0.
+static inline __attribute__((always_inline)) size_t V(copy_string_body)(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
     for (;;) {
         i = V(string_run)(p, i, n, out, o);
         if (i >= n) return 0;
@@ -25,6 +23,13 @@ static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigne
     }
 }
 
+/// Copies the string whose opening quote is at `i` to `out + *o` in canonical form; returns the index just past
+/// its closing quote, or 0.
+static size_t V(copy_string)(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
+    out[(*o)++] = '"';
+    return V(copy_string_body)(p, i + 1, n, out, o);
+}
+
 /// The end of the number or literal that starts at `i` (the first delimiter or whitespace after it, or `n`),
 /// copied to `out + *o`; `i` itself when that token is not exactly `true`, `false`, `null` or a JSON number.
 static inline size_t V(copy_scalar)(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
@@ -40,11 +45,22 @@ static inline size_t V(copy_scalar)(const unsigned char *p, size_t i, size_t n, 
 /// it; returns the index of the member's value (whitespace skipped), or 0.
 static inline size_t V(copy_key)(cjsonscan_copier *c, const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
     if (i >= n || p[i] != '"') return 0;
-    size_t start = *o + 1;
-    i = V(copy_string)(p, i, n, out, o);
-    if (!i) return 0;
+    out[(*o)++] = '"';
+    size_t start = *o, key = i + 1;
+    i = V(string_run)(p, key, n, out, o);
+    const unsigned char *text = out + start;
+    if (i < n && p[i] == '"' && key + 8 <= n) {
+        // No escape: the key's text in the output is its text in the input, and the hash reads the input, not
+        // the bytes just stored (a load from them waits on the stores).
+        out[(*o)++] = '"';
+        i++;
+        text = p + key;
+    } else {
+        i = V(copy_string_body)(p, i, n, out, o);
+        if (!i) return 0;
+    }
     size_t length = *o - 1 - start;
-    if (push_key(c, key_hash(out + start, length), start, length)) return 0;
+    if (push_key(c, key_hash(text, length), start, length)) return 0;
     i = skip_space(p, i, n);
     if (i >= n || p[i] != ':') return 0;
     out[(*o)++] = ':';
@@ -79,7 +95,8 @@ static ptrdiff_t V(canonical_copy)(cjsonscan_copier *c, const unsigned char *p, 
                 continue;
             }
         } else if (b == '"') {
-            i = V(copy_string)(p, i, n, out, &o);
+            out[o++] = '"';
+            i = V(copy_string_body)(p, i + 1, n, out, &o);
             if (!i) return -1;
         } else {
             size_t end = V(copy_scalar)(p, i, n, out, &o);

@@ -50,7 +50,13 @@ func mapRecord(_ record: [UInt8], with stream: inout StreamEngine, inPiecesOf si
     @Test func duplicateKeysAreLeftToTheEvents() {
         for input in [
             #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, #"{"x":[{"k":1,"k":2}]}"#, #"{"o":{"p":{"q":{"z":1,"y":2,"z":3}}}}"#,
+            // Keys equal once decoded, one written plainly (its hash read from the input) and one escaped (from
+            // the output), short and long, either first; and two escaped forms of one key.
+            #"{"é":1,"\u00e9":2}"#, #"{"\u00E9":1,"é":2}"#, #"{"\"":1,"\u0022":2}"#, #"{"\u001F":1,"\u001f":2}"#,
+            #"{"abcdefghijklmnopqrstuvwxyz0123456789é":1,"abcdefghijklmnopqrstuvwxyz0123456789\u00e9":2}"#,
+            #"{"abcdefghij\/":1,"abcdefghij/":2}"#, #"{"k":{"long key here":1,"long key her\u0065":2}}"#,
             "{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k7\":0}",
+            "{" + (0..<40).map { "\"key number \($0)\":\($0)" }.joined(separator: ",") + #","key numb\u0065r 7":0}"#,
         ] {
             #expect(copy(input) == nil, "\(input)")
             #expect(copy(input, portable: true) == nil, "\(input)")
