@@ -43,23 +43,26 @@ static inline size_t V(copy_scalar)(const unsigned char *p, size_t i, size_t n, 
 
 /// Copies the key whose opening quote is at `i`, notes it for the duplicate check, and copies the colon after
 /// it; returns the index of the member's value (whitespace skipped), or 0.
-static inline size_t V(copy_key)(cjsonscan_copier *c, const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
+static inline __attribute__((always_inline)) size_t V(copy_key)(cjsonscan_copier *c, const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *o) {
     if (i >= n || p[i] != '"') return 0;
     out[(*o)++] = '"';
     size_t start = *o, key = i + 1;
     i = V(string_run)(p, key, n, out, o);
-    const unsigned char *text = out + start;
+    const unsigned char *text;
+    size_t length;
     if (i < n && p[i] == '"' && key + 8 <= n) {
         // No escape: the key's text in the output is its text in the input, and the hash reads the input, not
         // the bytes just stored (a load from them waits on the stores).
         out[(*o)++] = '"';
-        i++;
         text = p + key;
+        length = i - key;
+        i++;
     } else {
         i = V(copy_string_body)(p, i, n, out, o);
         if (!i) return 0;
+        text = out + start;
+        length = *o - 1 - start;
     }
-    size_t length = *o - 1 - start;
     if (push_key(c, key_hash(text, length), start, length)) return 0;
     i = skip_space(p, i, n);
     if (i >= n || p[i] != ':') return 0;
