@@ -98,9 +98,10 @@ static inline size_t scalar_end(const unsigned char *p, size_t i, size_t n) {
     return k > i && (k == n || ends_token(p[k])) ? k : i;
 }
 
-/// The hash of the key text `k[0..<n]` in the output. A short key is read as one word masked to its length (no
-/// copy of a variable length, which is a call): the output always has 32 bytes of room past what is written, and
-/// the bytes past the key do not reach the hash.
+/// The hash of the key text `k[0..<n]` (its canonical text: in the output, or in the input when it has no escape).
+/// A short key is read as one word masked to its length (no copy of a variable length, which is a call): 8 bytes
+/// can be read at `k` (the output has 32 bytes of room past what is written; `copy_key` hashes a key in the input
+/// only when 8 bytes of the input start there), and the bytes past the key do not reach the hash.
 static inline uint64_t key_hash(const unsigned char *k, size_t n) {
     uint64_t a = 0, b = 0;
     if (n >= 8) {
