@@ -388,12 +388,15 @@ struct ArrowOutputTests {
             var arrow = ArrowRecordWriter(schema: schema, format: seed % 2 == 0 ? .stream : .file)
             arrow.batchRows = batchRows
             var writer = RecordWriter(file: FileOutput(fd: fd, name: path), arrow: arrow)
+            // One preparer for the run, as the pipeline holds it: its pool lends the builders of batches already
+            // copied to the batches that come next.
+            let preparer = prepared ? writer.mappedRecordsPreparer : nil
             var split = SplitMix64(seed: UInt64(seed))
             var i = 0
             var result = WriteResult.ok
             while i < lines.count && result == .ok {
                 let n = min(Int(split.next() % 9) + 1, lines.count - i)
-                if prepared, let preparer = writer.mappedRecordsPreparer {
+                if let preparer {
                     // The batch as a worker has it: the mapped records back to back, with empty spans between.
                     var bytes: [UInt8] = [], ends: [Int] = []
                     for line in lines[i..<(i + n)] {
@@ -407,7 +410,7 @@ struct ArrowOutputTests {
                 i += n
                 if split.next() % 2 == 0 { result = writer.flush() }
             }
-            if prepared, let preparer = writer.mappedRecordsPreparer, let last = lines.last {
+            if let preparer, let last = lines.last {
                 // Rows a stop left: never written.
                 writer.willWrite(prepared: last.withUnsafeBytes { preparer.prepare($0, ends: [last.count]) })
             }
@@ -420,6 +423,76 @@ struct ArrowOutputTests {
         #expect(madeResult == textResult)
         #expect((textResult != .ok) == broken)
         if !broken { #expect(try ArrowReading.read(made).rows.count == lines.count) }
+    }
+
+    /// The preparer's pool lends a builder again once the writer has copied its rows: the builder comes back empty
+    /// (a column that had nulls, escaped strings or list items in one batch has none of them in the next), a batch
+    /// with a record that does not fit gives its builder straight back, at most `limit` builders are kept, and a
+    /// builder whose buffers grew past `byteLimit` is freed instead of kept.
+    @Test func pooledColumnBuildersComeBackEmpty() throws {
+        let schema = try Self.schema(#"{"fields": {"id": {"type": "integer"}, "text": {"type": "string", "optional": true}, "tags": {"via": {"arrayOf": "string"}, "optional": true}, "u.n": {"to": "u.n", "type": "integer", "optional": true}}}"#)
+        let preparer = ArrowRowsPreparer(schema: schema)
+        let pool = preparer.pool
+        func rows(_ records: [String]) -> ArrowRows {
+            var bytes: [UInt8] = [], ends: [Int] = []
+            for r in records {
+                bytes += Array(r.utf8)
+                ends.append(bytes.count)
+            }
+            return bytes.withUnsafeBytes { preparer.prepare($0, ends: ends) } as! ArrowRows
+        }
+        func viaText(_ records: [String]) throws -> [UInt8] {
+            var w = ArrowRecordWriter(schema: schema, format: .stream)
+            for r in records { try Array(r.utf8).withUnsafeBytes { try w.append($0) } }
+            var out: [UInt8] = []
+            w.writeBatch(into: &out)
+            w.finish(into: &out)
+            return out
+        }
+        func viaRows(_ made: ArrowRows) throws -> [UInt8] {
+            var w = ArrowRecordWriter(schema: schema, format: .stream)
+            try w.append(made, 0..<made.count)
+            var out: [UInt8] = []
+            w.writeBatch(into: &out)
+            w.finish(into: &out)
+            return out
+        }
+        let first = [#"{"id":1,"text":null,"tags":["a\"b","c"],"u":{"n":null}}"#, #"{"id":2,"text":"x\u00e9\\y","tags":null,"u":null}"#,
+                     #"{"id":3}"#]
+        let second = [#"{"id":4,"text":"plain","tags":[],"u":{"n":7}}"#, #"{"id":5,"text":"z","tags":["d"],"u":{"n":8}}"#]
+        var made = rows(first)
+        let lent = try #require(made.columns)
+        #expect(try viaRows(made) == (try viaText(first)))
+        #expect(pool.idleCount == 0)
+        made = rows(second)  // (the first batch's rows are dropped here: their builder goes back)
+        #expect(made.columns !== lent)
+        #expect(pool.idleCount == 1)
+        // The builder of `first` (nulls, escapes, list items) lent again for other records: it starts empty.
+        let third = [#"{"id":6,"text":"t","tags":["e","f","g"],"u":{"n":9}}"#]
+        made = rows(third)
+        #expect(made.columns === lent, "the builder kept is lent again")
+        #expect(try viaRows(made) == (try viaText(third)))
+        let fourth = [#"{"id":7}"#, #"{"id":8,"text":null,"tags":null,"u":{"n":null}}"#, #"{"id":9,"text":"w"}"#]
+        made = rows(fourth)
+        #expect(try viaRows(made) == (try viaText(fourth)))
+
+        // A record that does not fit: no columns, and the builder is back in the pool at once.
+        let before = pool.idleCount
+        let broken = rows([#"{"id":"not an integer"}"#])
+        #expect(broken.columns == nil)
+        #expect(pool.idleCount == before, "the builder it took is back (not lent, not lost)")
+
+        // At most `limit` kept; a builder holding more than `byteLimit` is not.
+        let small = ColumnBuilderPool(schema: schema, limit: 2, byteLimit: 1 << 16)
+        let builders = (0..<4).map { _ in small.take() }
+        for b in builders { small.give(b) }
+        #expect(small.idleCount == 2)
+        let big = small.take()
+        let long = #"{"id":1,"text":""# + String(repeating: "x", count: 1 << 17) + #""}"#
+        try Array(long.utf8).withUnsafeBytes { try big.appendRecord($0) }
+        small.give(big)
+        #expect(small.idleCount == 1)
+        #expect(small.take() !== big)
     }
 
     /// The command line's writer hands a batch's large buffers (64 KiB or more) to the file from the columns

@@ -317,6 +317,12 @@ final class ColumnBuilder: @unchecked Sendable {
         for (child, from) in zip(children, other.children) { child.take(from) }
     }
 
+    /// The bytes its buffers hold room for, its children's included.
+    var capacityBytes: Int {
+        validity.capacityBytes + values.capacityBytes + words.capacityBytes + offsets.capacityBytes + unescaped.capacity
+            + children.reduce(0) { $0 + $1.capacityBytes }
+    }
+
     func removeAll() {
         count = 0
         nullCount = 0
@@ -817,6 +823,8 @@ struct ColumnData<Element: BitwiseCopyable> {
     }
 
     mutating func removeAll() { count = 0 }
+
+    var capacityBytes: Int { capacity * MemoryLayout<Element>.stride }
 
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count * MemoryLayout<Element>.stride))
