@@ -68,7 +68,7 @@ final class ColumnBuilderPool: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var idle: [ColumnBuilder] = []
 
-    init(schema: ArrowSchema, limit: Int = 8, byteLimit: Int = 1 << 24) {
+    init(schema: ArrowSchema, limit: Int = 8, byteLimit: Int = 1 << 22) {
         self.schema = schema
         self.limit = limit
         self.byteLimit = byteLimit
