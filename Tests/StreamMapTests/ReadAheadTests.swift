@@ -76,6 +76,59 @@ struct ReadAheadTests {
         #expect(warnings == [[warning], [standIn], [], [warning]])  // (flags included: a stand-in for an absent value is told apart)
     }
 
+    /// The replay takes records mapped into one line without warnings with `nextPlainMapped()` (no event value made),
+    /// and every other event with `next()`: read so, a block gives the same events in the same order as `next()`
+    /// alone — a mapped record with warnings, an exploded one, a rejected or filtered one and the end are never taken
+    /// as plain, and a plain one is never skipped.
+    @Test func plainMappedRecordsReadAsTheirEvents() {
+        var e = RecordLogEncoder()
+        let warning = MapError(.value, "w", isFatal: false, sourcePath: [.key("a")], destinationPath: [.key("a")])
+        var rng = SplitMix64(seed: 11)
+        for i in 0..<400 {
+            let location = RecordLocation(line: i + 1, byteOffset: i * 1000 + Int(rng.next() % 1000))
+            let payload = Array(#"{"i":\#(i)}"#.utf8)
+            switch rng.next() % 7 {
+            case 0: payload.withUnsafeBytes { e.mapped(location, bytesIn: i * 1000, payload: $0, warnings: [warning]) }
+            case 1: payload.withUnsafeBytes { e.mapped(location, bytesIn: i * 1000, payload: $0, warnings: [], records: 2) }
+            case 2:
+                payload.withUnsafeBytes {
+                    e.rejected(location, bytesIn: i * 1000, failure: .mapping([warning]), kept: $0, totalBytes: 99)
+                }
+            case 3: e.filtered(location, bytesIn: i * 1000)
+            default: payload.withUnsafeBytes { e.mapped(location, bytesIn: i * 1000, payload: $0, warnings: []) }
+            }
+        }
+        e.ended(.read(.ended), bytesIn: 400_000)
+        let block = e.take()
+        func describe(_ event: RecordEvent) -> String {
+            switch event {
+            case .mapped(let l, let n, let p, let w, let records): "m \(l) \(n) \(String(decoding: p, as: UTF8.self)) \(w.count) \(records)"
+            case .rejected(let l, let n, _, let k, let t): "r \(l) \(n) \(String(decoding: k, as: UTF8.self)) \(t)"
+            case .filtered(let l, let n): "f \(l) \(n)"
+            case .ended(let end, let n): "e \(end) \(n)"
+            }
+        }
+        var alone: [String] = [], both: [String] = []
+        var plain = 0
+        block.withUnsafeBytes { raw in
+            var d = RecordLogDecoder(raw)
+            while let event = d.next() { alone.append(describe(event)) }
+            d = RecordLogDecoder(raw)
+            while true {
+                if let p = d.nextPlainMapped() {
+                    both.append("m \(p.location) \(p.bytesIn) \(String(decoding: p.payload, as: UTF8.self)) 0 1")
+                    plain += 1
+                    continue
+                }
+                guard let event = d.next() else { break }
+                both.append(describe(event))
+            }
+        }
+        #expect(both == alone)
+        #expect(plain == alone.filter { $0.hasPrefix("m ") && $0.hasSuffix(" 0 1") }.count)
+        #expect(plain > 100 && plain < 400)
+    }
+
     /// Written before anyone reads it, a log keeps its budget in memory and spills the rest; it reads back in order.
     @Test func aLogSpillsPastItsBudgetAndReadsBackInOrder() {
         let log = RecordLog(memoryBudget: 1000)

@@ -546,4 +546,16 @@ struct PipelineCore: RecordHandler {
         }
         if !goesOn { isStopped = true }
     }
+
+    /// `handle(.mapped(warnings: [], records: 1), …)` for a record whose line (`line`, without its newline) is not
+    /// in the output's buffer yet: the line and its newline appended in one access to the buffer.
+    mutating func handMappedLine(_ line: UnsafeRawBufferPointer, input inputName: String, location: RecordLocation) {
+        Self.appendLine(line, to: &output.mappedRecords)
+        if !output.mapped(input: inputName, location: location, warnings: [], records: 1) { isStopped = true }
+    }
+
+    private static func appendLine(_ line: UnsafeRawBufferPointer, to writer: inout JSONWriter) {
+        writer.writeRaw(line)
+        writer.writeRaw(0x0A)
+    }
 }

@@ -156,6 +156,15 @@ struct RecordLogDecoder {
 
     init(_ block: UnsafeRawBufferPointer) { self.block = block }
 
+    /// The next event when it is a record mapped into one line without warnings (most of any log), taken; else nil,
+    /// and nothing is read (`next()` then reads it). No `RecordEvent` is made for it.
+    mutating func nextPlainMapped() -> (location: RecordLocation, bytesIn: Int, payload: UnsafeRawBufferPointer)? {
+        guard at < block.count, block[at] == 1 else { return nil }
+        at += 1
+        let (location, bytesIn) = header()
+        return (location, bytesIn, bytes())
+    }
+
     /// The next event, nil at the block's end. Payloads point into the block.
     mutating func next() -> RecordEvent? {
         guard at < block.count else { return nil }
@@ -226,7 +235,7 @@ struct RecordLogDecoder {
         var shift: UInt = 0
         while true {
             let b = byte()
-            value |= UInt(b & 0x7F) << shift
+            value |= UInt(b & 0x7F) &<< shift  // (at most 10 bytes for an Int: the shift stays under 64)
             if b < 0x80 { return Int(bitPattern: value) }
             shift += 7
         }
