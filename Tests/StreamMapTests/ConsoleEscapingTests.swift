@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import StreamMapTestSupport
 import Testing
 
 @testable import StreamMap
@@ -58,6 +62,84 @@ import Testing
         // Two marks in a short tail, and a text that is nothing but marks.
         for text: [UInt8] in [[0x61, 0x01, 0x62, 0x7F], Array("x/~".utf8), [0x1B, 0x1B, 0x1B, 0x1B, 0x1B, 0x1B, 0x1B, 0x1B, 0x1B]] {
             #expect(Self.escaped(text, pointerStep: true) == Self.reference(text, pointerStep: true), "\(text)")
+        }
+    }
+}
+
+/// A record's messages (`Console.recordMessages`): the location written once, and a line's end (`/pointer: `, the
+/// label, the message) copied from the same place's last one when it was written from the same path, label and
+/// message — held to each message written whole and escaped anew, more than the 32 places kept included.
+@Suite struct ConsoleRecordMessageTests {
+    static let labels: [StaticString] = ["", "invalid JSON: ", "warning: "]
+    static let paths: [JSONPath] = [
+        .root, [.key("id")], [.key("id_str")], [.key("user"), .key("id")], [.key("a/b~c")], [.key("tags"), .index(3)],
+        [.key("\u{1B}[31m")], [.key("caf\u{E9}")], [.key("cafe\u{301}")],
+    ]
+    // Messages that differ only in bytes — `é` written as one scalar and as `e` + U+0301, equal as Swift strings —,
+    // control characters, and messages of every length around the escaper's words.
+    static let messages: [String] = [
+        "value is required, found absent", "expected integer, found string \"1449448480\"",
+        "string \"caf\u{E9}\" is not a date", "string \"cafe\u{301}\" is not a date", "bell \u{7}\u{85} here", "",
+        String(repeating: "x", count: 7), String(repeating: "y", count: 70),
+    ]
+
+    /// Writes `body`'s messages to a console on a file and returns the file's bytes.
+    static func written(colour: Bool, _ body: (Console) -> Void) throws -> [UInt8] {
+        let path = try TestScratch.file([])
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        #expect(fd >= 0)
+        do {
+            let console = Console(fd: fd, colour: colour)
+            body(console)
+            console.flush()
+        }
+        close(fd)
+        return try TestScratch.read(path)
+    }
+
+    @Test func copiedEndsSayWhatEachRecordSays() throws {
+        var random = SplitMix64(seed: 0x5EED_C0DE)
+        var records: [(name: String, line: Int, errors: [(JSONPath, Int, String)])] = []
+        for line in 1...600 {
+            // Mostly the same errors as the record before (as a run of rejects has), sometimes one changed.
+            var errors = records.last?.errors ?? []
+            let count = Int(random.next() % (random.next() % 20 == 0 ? 40 : 6))
+            while errors.count < count { errors.append((.root, 0, "")) }
+            errors.removeLast(errors.count - count)
+            for i in errors.indices where random.next() % 3 == 0 {
+                switch random.next() % 3 {
+                case 0: errors[i].0 = Self.paths[Int(random.next() % UInt64(Self.paths.count))]
+                case 1: errors[i].1 = Int(random.next() % UInt64(Self.labels.count))
+                default: errors[i].2 = Self.messages[Int(random.next() % UInt64(Self.messages.count))]
+                }
+            }
+            records.append((random.next() % 50 == 0 ? "other.ndjson" : "in\u{7}.ndjson", line, errors))
+        }
+        for colour in [false, true] {
+            let copied = try Self.written(colour: colour) { console in
+                for record in records {
+                    console.recordMessages(input: record.name, line: record.line) { message in
+                        for e in record.errors { message(e.0, Self.labels[e.1], e.2) }
+                    }
+                }
+            }
+            let whole = try Self.written(colour: colour) { console in
+                for record in records {
+                    for e in record.errors {
+                        if colour {
+                            // (Colour: the same call with no place, each line written in full.)
+                            console.recordMessage(input: record.name, line: record.line, source: e.0, label: Self.labels[e.1],
+                                                  message: e.2)
+                        } else {
+                            let label = Self.labels[e.1].description
+                            console.error(e.0.isRoot ? "\(record.name):\(record.line): \(label)\(e.2)"
+                                                     : "\(record.name):\(record.line): \(e.0.pointer): \(label)\(e.2)")
+                        }
+                    }
+                }
+            }
+            #expect(copied.count > 20_000)
+            #expect(copied == whole, "colour \(colour)")
         }
     }
 }

@@ -149,10 +149,10 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
             w.writeUTF8(value.type.description)
             w.writeRaw(UInt8(ascii: " "))
             w.writeUTF8(truncate(n.text))
-        case .string:
+        case .string(let s):
             w.writeUTF8("string ")
             let start = w.bytes.count
-            w.write(value)
+            w.appendString(s)
             // At most 64 characters. (At most 64 bytes are at most 64 characters: counting characters, which walks
             // grapheme clusters, is left for longer texts.)
             if w.bytes.count - start > 64 {
@@ -219,6 +219,9 @@ public struct MapResult: Sendable, Equatable {
 }
 
 extension JSONWriter {
-    /// A message's text, as it is (no JSON escaping).
-    mutating func writeUTF8(_ s: String) { bytes.append(contentsOf: s.utf8) }
+    /// A message's text, as it is (no JSON escaping): one copy of the string's bytes, read in place.
+    mutating func writeUTF8(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: UnsafeRawBufferPointer($0)) }
+    }
 }

@@ -13,14 +13,19 @@ import Darwin
 /// otherwise spend a system call per message. One thread writes to it at a time, so its state is not checked for
 /// exclusive access at run time.
 package final class Console {
-    package let fd: Int32 = 2
+    package let fd: Int32
 
-    package init() {}
+    /// Standard error, or another descriptor (tests); `colour` decided by the environment unless given.
+    package init(fd: Int32 = 2, colour: Bool? = nil) {
+        self.fd = fd
+        immediate = isatty(fd) != 0
+        self.colour = colour ?? Console.usesColour(environment: { getenv($0).map { String(cString: $0) } }, terminal: isatty(fd) != 0)
+    }
     /// The progress line is on screen.
     @exclusivity(unchecked) package var progressShown = false
-    private let immediate = isatty(2) != 0
+    private let immediate: Bool
     /// Record messages show their location in bold and their label (`warning: `, `invalid JSON: `) in colour.
-    package let colour = Console.usesColour(environment: { getenv($0).map { String(cString: $0) } }, terminal: isatty(2) != 0)
+    package let colour: Bool
 
     /// Colour on a terminal, never when `NO_COLOR` is set (no-color.org), and also off a terminal when
     /// `CLICOLOR_FORCE` is set (to anything but 0).
@@ -36,6 +41,9 @@ package final class Console {
     deinit {
         flush()
         pending.deallocate()
+        for i in 0..<endCount { ends[i].bytes.deallocate() }
+        ends.deinitialize(count: endCount)
+        ends.deallocate()
     }
 
     /// Writes what is gathered.
@@ -67,8 +75,25 @@ package final class Console {
         bytes.withUnsafeBytes { out.append($0) }
     }
 
-    /// The last input named in a record message, escaped (a run names the same input for thousands of messages).
-    @exclusivity(unchecked) private var nameCache: (name: String, escaped: [UInt8]) = ("", [])
+    /// The last input named in a record message: its name, and the start of its lines (`streammap: `, bold on a
+    /// terminal, the name escaped, `:`) — a run names the same input for thousands of messages.
+    @exclusivity(unchecked) private var nameCache: (name: String, head: [UInt8]) = ("", [])
+
+    /// The end of a record message as last written at each place of a record's list of errors: what it was written
+    /// from, and its bytes (`/pointer: `, the label, the message escaped, the newline). A run that rejects many
+    /// records mostly repeats their errors — the same field absent, record after record — so most ends are copied,
+    /// not escaped again. Compared by bytes (the label by its address: a miss at worst).
+    private struct WrittenEnd {
+        var source: JSONPath
+        var label: UnsafePointer<UInt8>
+        var message: String
+        var bytes: ByteBuffer
+    }
+    /// The kept ends, by place (`keptEnds` of room; the first `endCount` made).
+    private let ends = UnsafeMutablePointer<WrittenEnd>.allocate(capacity: Console.keptEnds)
+    @exclusivity(unchecked) private var endCount = 0
+    /// Places of a record's list whose ends are kept (the rest are written each time).
+    private static let keptEnds = 32
 
     /// A message about a record: `streammap: NAME:LINE: /pointer: LABELmessage`, without `/pointer: ` at the root.
     /// The same bytes as `error("\(name):\(line): \(source.pointer): \(label)\(message)")`, written straight into
@@ -76,29 +101,88 @@ package final class Console {
     /// can report millions of them.
     package func recordMessage(input name: String, line: Int, source: JSONPath, label: StaticString, message: String) {
         clearProgress()
-        if name != nameCache.name {
-            var escaped = ByteBuffer(capacity: name.utf8.count + 16)
-            var n = name
-            n.withUTF8 { Self.appendEscaped($0, to: &escaped) }
-            nameCache = (name, Array(escaped.bytes))
-            escaped.deallocate()
-        }
-        Self.appendRecordMessage(to: &pending, name: nameCache.escaped, line: line, source: source, label: label, message: message,
-                                 colour: colour)
+        appendHead(input: name, line: line)
+        Self.appendRecordMessageEnd(to: &pending, source: source, label: label, message: message, colour: colour)
         if immediate || pending.count >= Self.blockSize { flush() }
     }
 
-    /// The line of `recordMessage`, `name` already escaped (one access to the buffer for the whole line).
-    private static func appendRecordMessage(to out: inout ByteBuffer, name: [UInt8], line: Int, source: JSONPath,
-                                            label: StaticString, message: String, colour: Bool) {
-        append(prefix, to: &out)
-        if colour { append(bold, to: &out) }
-        append(name, to: &out)
-        out.append(UInt8(ascii: ":"))
-        out.appendDecimal(Int64(line))
-        out.append(UInt8(ascii: ":"))
-        if colour { append(plain, to: &out) }
-        out.append(UInt8(ascii: " "))
+    /// `recordMessage` for each of a record's messages in order (`messages` calls its argument with each one's path,
+    /// label and message), the location written once. The end of a line is copied from the last one written at the
+    /// same place of a record's list when it says the same (`WrittenEnd`).
+    package func recordMessages(input name: String, line: Int,
+                                _ messages: ((JSONPath, StaticString, String) -> Void) -> Void) {
+        clearProgress()
+        var place = 0
+        var head = 0..<0  // this record's `NAME:LINE: `, where it was first written in `pending`
+        messages { source, label, message in
+            if place == 0 {
+                let start = pending.count
+                appendHead(input: name, line: line)
+                head = start..<pending.count
+            } else {
+                // (`pending` is not flushed within a record, so the head is still where it was written.)
+                pending.reserve(head.count)
+                pending.end.update(from: pending.base + head.lowerBound, count: head.count)
+                pending.end += head.count
+            }
+            if place < Self.keptEnds {
+                appendKeptEnd(place, source: source, label: label, message: message)
+            } else {
+                Self.appendRecordMessageEnd(to: &pending, source: source, label: label, message: message, colour: colour)
+            }
+            place += 1
+        }
+        if immediate || pending.count >= Self.blockSize { flush() }
+    }
+
+    /// `streammap: NAME:LINE: `, bold on a terminal.
+    private func appendHead(input name: String, line: Int) {
+        if name != nameCache.name {
+            var head = ByteBuffer(capacity: name.utf8.count + 32)
+            Self.append(Self.prefix, to: &head)
+            if colour { Self.append(Self.bold, to: &head) }
+            var n = name
+            n.withUTF8 { Self.appendEscaped($0, to: &head) }
+            head.append(UInt8(ascii: ":"))
+            nameCache = (name, Array(head.bytes))
+            head.deallocate()
+        }
+        Self.append(nameCache.head, to: &pending)
+        pending.appendDecimal(Int64(line))
+        pending.append(UInt8(ascii: ":"))
+        if colour { Self.append(Self.plain, to: &pending) }
+        pending.append(UInt8(ascii: " "))
+    }
+
+    /// The end of a record message at `place`: the last one there copied if it was written from the same path,
+    /// label and message, else written and kept.
+    private func appendKeptEnd(_ place: Int, source: JSONPath, label: StaticString, message: String) {
+        let kept = ends + place
+        if place < endCount, kept.pointee.label == label.utf8Start, kept.pointee.source == source,
+           bytesEqual(kept.pointee.message, message) {
+            pending.append(kept.pointee.bytes.bytes)
+            return
+        }
+        let start = pending.count
+        Self.appendRecordMessageEnd(to: &pending, source: source, label: label, message: message, colour: colour)
+        let written = UnsafeRawBufferPointer(rebasing: pending.bytes[start...])
+        if place < endCount {
+            kept.pointee.source = source
+            kept.pointee.label = label.utf8Start
+            kept.pointee.message = message
+            kept.pointee.bytes.reset(keeping: 1024)  // (what a long message made it hold goes with the next one)
+            kept.pointee.bytes.append(written)
+        } else if place == endCount {  // (places come in order from 0: a new one is the next)
+            var bytes = ByteBuffer(capacity: written.count)
+            bytes.append(written)
+            kept.initialize(to: WrittenEnd(source: source, label: label.utf8Start, message: message, bytes: bytes))
+            endCount += 1
+        }
+    }
+
+    /// The end of a record message: `/pointer: ` (none at the root), the label, the message escaped, a newline.
+    private static func appendRecordMessageEnd(to out: inout ByteBuffer, source: JSONPath, label: StaticString, message: String,
+                                               colour: Bool) {
         if !source.isRoot {
             source.components.withUnsafeBufferPointer { steps in
                 for i in steps.indices {

@@ -72,8 +72,8 @@ package final class CommandOutput: RecordPipelineOutput {
         if !warnings.isEmpty {
             stats.noteWarnings(warnings)
             if settings.showWarnings {
-                for w in warnings {
-                    console.recordMessage(input: input, line: location.line, source: w.sourcePath, label: "warning: ", message: w.message)
+                console.recordMessages(input: input, line: location.line) { message in
+                    for w in warnings { message(w.sourcePath, "warning: ", w.message) }
                 }
             }
         }
@@ -91,11 +91,10 @@ package final class CommandOutput: RecordPipelineOutput {
             if case .failed(let code) = result { rejectsWriteFailed(rejects!.file.name, code) }
         } else if !settings.quiet {
             // Written by the console piece by piece: no report, no pointer string, no message string per line.
-            let console = console, line = location.line
-            failure.forEachError { e in
-                guard e.isFatal else { return }
-                console.recordMessage(input: input, line: line, source: e.sourcePath, label: e.code == .syntax ? "invalid JSON: " : "",
-                                      message: e.message)
+            console.recordMessages(input: input, line: location.line) { message in
+                failure.forEachError { e in
+                    if e.isFatal { message(e.sourcePath, e.code == .syntax ? "invalid JSON: " : "", e.message) }
+                }
             }
         }
         if stop == nil {
