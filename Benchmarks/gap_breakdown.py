@@ -36,15 +36,6 @@ SPEC = os.path.join(HERE, "specs", "tweets.spec.json")
 PEER_SOURCE = os.path.join(HERE, "Peers", "map_tweets_simdjson.cpp")
 
 
-def cpu_seconds(cmd):
-    with open(os.devnull, "wb") as null:
-        p = subprocess.Popen(cmd, stdout=null, stderr=null)
-        _, status, usage = os.wait4(p.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"gap_breakdown.py: {' '.join(cmd)} failed: {status}")
-    return usage.ru_utime + usage.ru_stime
-
-
 def make(path, size_mb, events, invalid, seed_dir):
     if os.path.exists(path) and os.path.exists(path + ".manifest.json"):
         return
@@ -109,7 +100,7 @@ def main():
             runs = [(0, [a.streammap, "-s", SPEC, path]), (1, [peer, path])]
             for i, cmd in (runs if r % 2 == 0 else runs[::-1]):
                 machine.settle([path])
-                times[k][i].append(cpu_seconds(cmd))
+                times[k][i].append(machine.cpu_seconds(cmd))
     med = {k: (statistics.median(s), statistics.median(p)) for k, (s, p) in times.items()}
 
     def per_line(kind, index):

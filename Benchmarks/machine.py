@@ -1,4 +1,5 @@
-"""Puts a shared machine in the same state before every timed run (compare.py, jobs_speedup.py).
+"""Puts a shared machine in the same state before every timed run (compare.py, jobs_speedup.py), and times a run's
+CPU (`cpu_seconds`: where_cost.py, gap_breakdown.py).
 
 Two effects of this kind of VM would otherwise decide a run's time more than the tool does:
 
@@ -12,6 +13,8 @@ Two effects of this kind of VM would otherwise decide a run's time more than the
   `wake_cpus` keeps every CPU busy for a moment first, so that every tool starts with all of them awake.
 """
 import os
+import subprocess
+import sys
 import time
 
 
@@ -47,3 +50,14 @@ def settle(paths):
     """Before a timed run: the inputs in the page cache, every CPU awake."""
     warm(paths)
     wake_cpus()
+
+
+def cpu_seconds(cmd):
+    """The CPU time (user + system, from wait4) of running `cmd` with its output to /dev/null; exits when it fails
+    (status 1, some records rejected, is not a failure)."""
+    with open(os.devnull, "wb") as null:
+        p = subprocess.Popen(cmd, stdout=null, stderr=null)
+        _, status, usage = os.wait4(p.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {' '.join(cmd)} failed: {status}")
+    return usage.ru_utime + usage.ru_stime

@@ -41,15 +41,6 @@ def pairs(corpus):
     ]
 
 
-def cpu_seconds(cmd):
-    with open(os.devnull, "wb") as null:
-        p = subprocess.Popen(cmd, stdout=null, stderr=null)
-        _, status, usage = os.wait4(p.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"where_cost.py: {' '.join(cmd)} failed: {status}")
-    return usage.ru_utime + usage.ru_stime
-
-
 def output_digest(cmd):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     return hashlib.md5(r.stdout).hexdigest(), r.stdout.count(b"\n")
@@ -86,7 +77,7 @@ def main():
             got = [0.0, 0.0]
             for i, cmd in order:
                 machine.settle([corpus])
-                got[i] = cpu_seconds(cmd)
+                got[i] = machine.cpu_seconds(cmd)
             times[0].append(got[0])
             times[1].append(got[1])
             ratios.append(got[1] / got[0])
