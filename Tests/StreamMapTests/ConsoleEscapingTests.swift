@@ -97,6 +97,25 @@ import Testing
         return try TestScratch.read(path)
     }
 
+    /// A record message with colour: the location in bold, the label in yellow (a warning) or red.
+    static func colouredLine(name: String, line: Int, source: JSONPath, label: String, message: String) -> [UInt8] {
+        func escaped(_ text: String, pointerStep: Bool = false) -> [UInt8] {
+            ConsoleEscapingTests.reference(Array(text.utf8), pointerStep: pointerStep)
+        }
+        let esc: [UInt8] = [0x1B]
+        var out = Array("streammap: ".utf8) + esc + Array("[1m".utf8) + escaped(name) + Array(":\(line):".utf8) + esc
+            + Array("[0m ".utf8)
+        for step in source.components {
+            switch step {
+            case .key(let k): out += Array("/".utf8) + escaped(k, pointerStep: true)
+            case .index(let i): out += Array("/\(i)".utf8)
+            }
+        }
+        if !source.isRoot { out += Array(": ".utf8) }
+        if !label.isEmpty { out += esc + Array((label.hasPrefix("w") ? "[1;33m" : "[1;31m").utf8) + Array(label.utf8) + esc + Array("[0m".utf8) }
+        return out + escaped(message) + [0x0A]
+    }
+
     @Test func copiedEndsSayWhatEachRecordSays() throws {
         var random = SplitMix64(seed: 0x5EED_C0DE)
         var records: [(name: String, line: Int, errors: [(JSONPath, Int, String)])] = []
@@ -126,12 +145,12 @@ import Testing
             let whole = try Self.written(colour: colour) { console in
                 for record in records {
                     for e in record.errors {
+                        let label = Self.labels[e.1].description
                         if colour {
-                            // (Colour: the same call with no place, each line written in full.)
-                            console.recordMessage(input: record.name, line: record.line, source: e.0, label: Self.labels[e.1],
-                                                  message: e.2)
+                            // (Colour: each line put together here, its pieces escaped by the rule's reference.)
+                            console.write(Self.colouredLine(name: record.name, line: record.line, source: e.0, label: label,
+                                                            message: e.2))
                         } else {
-                            let label = Self.labels[e.1].description
                             console.error(e.0.isRoot ? "\(record.name):\(record.line): \(label)\(e.2)"
                                                      : "\(record.name):\(record.line): \(e.0.pointer): \(label)\(e.2)")
                         }

@@ -95,20 +95,12 @@ package final class Console {
     /// Places of a record's list whose ends are kept (the rest are written each time).
     private static let keptEnds = 32
 
-    /// A message about a record: `streammap: NAME:LINE: /pointer: LABELmessage`, without `/pointer: ` at the root.
-    /// The same bytes as `error("\(name):\(line): \(source.pointer): \(label)\(message)")`, written straight into
-    /// the buffer — the pointer, the line's digits and the escaping done on bytes, no string built — because a run
-    /// can report millions of them.
-    package func recordMessage(input name: String, line: Int, source: JSONPath, label: StaticString, message: String) {
-        clearProgress()
-        appendHead(input: name, line: line)
-        Self.appendRecordMessageEnd(to: &pending, source: source, label: label, message: message, colour: colour)
-        if immediate || pending.count >= Self.blockSize { flush() }
-    }
-
-    /// `recordMessage` for each of a record's messages in order (`messages` calls its argument with each one's path,
-    /// label and message), the location written once. The end of a line is copied from the last one written at the
-    /// same place of a record's list when it says the same (`WrittenEnd`).
+    /// The messages about a record, one line each in order — `streammap: NAME:LINE: /pointer: LABELmessage`,
+    /// without `/pointer: ` at the root: the same bytes as `error("\(name):\(line): \(source.pointer): \(label)\(message)")`
+    /// for each, written straight into the buffer (the pointer, the line's digits and the escaping done on bytes, no
+    /// string built), because a run can report millions of them. `messages` calls its argument with each message's
+    /// path, label and text. The location is written once; the end of a line is copied from the last one written at
+    /// the same place of a record's list when it says the same (`WrittenEnd`).
     package func recordMessages(input name: String, line: Int,
                                 _ messages: ((JSONPath, StaticString, String) -> Void) -> Void) {
         clearProgress()
