@@ -272,7 +272,7 @@ extension MapCommand {
 }
 
 /// The output's format (`--to`).
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+enum OutputFormat: String, RawStringArgument {
     case ndjson, csv, tsv, arrow
     case arrowFile = "arrow-file"
     case arrowStream = "arrow-stream"
@@ -298,15 +298,11 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
         if name.hasSuffix(".arrows") { return .arrowStream }
         return nil
     }
-
-    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }
 
 /// The output's compression (`--compress`).
-enum CompressChoice: String, ExpressibleByArgument, CaseIterable {
+enum CompressChoice: String, RawStringArgument {
     case gzip, zstd, xz, bzip2, none
 
     var compression: Compression? { Compression(rawValue: rawValue) }
-
-    static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 }

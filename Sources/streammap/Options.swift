@@ -140,28 +140,31 @@ struct SpecOptions: ParsableArguments {
     }
 }
 
-/// The record engine (`--engine`).
-extension MappingOptions.Engine: ExpressibleByArgument {
+/// An option whose values are an enum's raw strings. ArgumentParser's defaults for what such a type tells it (the
+/// values listed by help and completions, each value's description, the default shown by help) print each case with
+/// `"\(value)"`, by reflection, every time the options' definitions are built — a few times per run, ~1 M of the
+/// ~20 M instructions of a start-up on this tool's enums. These give the same strings without it: a value is its raw
+/// string, and no value has a description of its own.
+protocol RawStringArgument: ExpressibleByArgument, CaseIterable, RawRepresentable where RawValue == String {}
+
+extension RawStringArgument {
+    // (Public: they stand for requirements of ArgumentParser's public protocol, and some of the enums are public.)
     public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+    public var defaultValueDescription: String { rawValue }
 }
 
-extension OnError: ExpressibleByArgument {
-    package static var allValueStrings: [String] { allCases.map { $0.rawValue } }
-}
+/// The record engine (`--engine`).
+extension MappingOptions.Engine: RawStringArgument {}
+
+extension OnError: RawStringArgument {}
 
 extension ByteRange: ExpressibleByArgument {
     package static var defaultCompletionKind: CompletionKind { .default }
 }
 
-// `allValueStrings` spelled out (here and in MappingOptions.Engine, OnError): ArgumentParser's default for a String enum,
-// `allCases.map(\.rawValue.defaultValueDescription)`, gives the same strings but builds a key path at run time, and
-// it is asked for each time the options' definitions are built — six times per run.
-extension Framing: ExpressibleByArgument {
-    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
-}
+extension Framing: RawStringArgument {}
 
-extension KeyCollisions: ExpressibleByArgument {}
+extension KeyCollisions: RawStringArgument {}
 
-extension RecordExplosion.Empty: ExpressibleByArgument {
-    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
-}
+extension RecordExplosion.Empty: RawStringArgument {}

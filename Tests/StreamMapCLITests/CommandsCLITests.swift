@@ -159,6 +159,23 @@ struct CommandsCLITests {
         #expect(sub.stdout.contains("explain"))
     }
 
+    /// The enum options' values are their raw strings in help and completions (`arrow-file`, not the case's name
+    /// `arrowFile`), with no description of their own, and their defaults shown the same way (`RawStringArgument`).
+    @Test func enumOptionsListTheirRawValues() throws {
+        let help = try CLI.run(["--help"])
+        #expect(help.status == 0)
+        let text = help.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        for values in ["(values: ndjson, csv, tsv, arrow, arrow-file, arrow-stream)", "(values: gzip, zstd, xz, bzip2, none)",
+                       "(values: auto, ndjson, array, concat, seq; default: auto)", "(values: stream, tree; default: stream)",
+                       "(values: reject, fail; default: reject)", "(values: fail, warn)", "(values: drop, null)"] {
+            #expect(text.contains(values), "help lists \(values)")
+        }
+        #expect(!text.contains("arrowFile") && !text.contains("arrowStream"))
+        let script = try CLI.run(["--generate-completion-script", "bash"])
+        #expect(script.stdout.contains("'arrow-file'$'\\n''arrow-stream'"))
+        #expect(!script.stdout.contains("arrowFile"))
+    }
+
     @Test func versionAndUsageErrors() throws {
         let v = try CLI.run(["--version"])
         #expect(v.status == 0)

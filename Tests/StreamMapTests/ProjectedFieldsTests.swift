@@ -117,6 +117,37 @@ import Testing
         }
     }
 
+    /// An object's layout for each set of fields a record fills (`DestinationTree`): the first 32 sets are kept,
+    /// later ones made for their record and freed after it, and a mapping of more than 64 fields (written by the
+    /// streamed object, not from the projection) has its layout made for every record. Every set of 7 optional
+    /// fields with nested destinations, twice over, and 70 fields with a different handful absent per record: each
+    /// record as the tree engine writes it.
+    @Test func layoutsPastTheCacheAndPastSixtyFourFields() throws {
+        let names = ["a", "b", "c", "d", "e", "f", "g"]
+        let fields = names.enumerated().map { i, name in
+            #""\#(name)": {"to": "\#(i % 2 == 0 ? "even" : "odd").\#(i % 3 == 0 ? "third." : "")\#(name)", "missing": "omit", "null": "omit"}"#
+        }
+        let mapper = try Spec(json: Array(#"{"fields": {\#(fields.joined(separator: ","))}}"#.utf8), file: "sets.spec.json").mapper
+        var stream = StreamEngine(mapper: mapper)
+        let tree = TreeEngine(mapper: mapper)
+        for _ in 0..<2 {
+            for set in 0..<(1 << names.count) {
+                let members = names.indices.filter { set & (1 << $0) != 0 }.map { #""\#(names[$0])":\#($0)"# }
+                expectSameMapping(&stream, tree, Array("{\(members.joined(separator: ","))}".utf8))
+            }
+        }
+        #expect(stream.projectedFieldRecords == 2 << names.count)
+
+        let many = (0..<70).map { #""k\#($0)": {"to": "o\#($0 % 5).k\#($0)", "missing": "omit"}"# }
+        let wide = try Spec(json: Array(#"{"fields": {\#(many.joined(separator: ","))}}"#.utf8), file: "wide.spec.json").mapper
+        var wideStream = StreamEngine(mapper: wide)
+        let wideTree = TreeEngine(mapper: wide)
+        for r in 0..<40 {
+            let members = (0..<70).filter { ($0 * 7 + r) % 11 != 0 }.map { #""k\#($0)":\#($0 * r)"# }
+            expectSameMapping(&wideStream, wideTree, Array("{\(members.joined(separator: ","))}".utf8))
+        }
+    }
+
     /// Mappings this way cannot write are not written this way: several sources, a computed field, kept members,
     /// a path through an array index, a field that reads an object whole.
     @Test func onlyFieldsOfOneScalarAtAPathOfKeys() throws {

@@ -517,7 +517,10 @@ final class ColumnBuilder: @unchecked Sendable {
                     j = s.skipSpace(j + 1)
                 }
             }
-            for child in children where child.count == row { child.appendNull() }
+            // The members the object did not have: nulls (each child reached without a retain, as above).
+            for k in children.indices {
+                Unmanaged.passUnretained(children[k])._withUnsafeGuaranteedRef { if $0.count == row { $0.appendNull() } }
+            }
             markValid()
             return j
         }

@@ -82,6 +82,12 @@ public protocol RecordPipelineOutput: AnyObject {
 }
 
 extension RecordPipelineOutput {
+    /// How many bytes `mappedRecords` holds, read in place (an `inout` access, through the property's `_modify`):
+    /// through its getter, a copy of the writer retained and released its buffer at every record.
+    var mappedRecordsCount: Int { Self.count(&mappedRecords) }
+
+    private static func count(_ writer: inout JSONWriter) -> Int { writer.bytes.count }
+
     /// Nothing to do for a filtered record: the run goes on.
     public func filtered(input: String, location: RecordLocation) -> Bool { true }
     /// No work for the workers.
@@ -490,7 +496,7 @@ struct PipelineCore: RecordHandler {
             if parallel!.currentIsFull { submitBatch() }
             return
         }
-        let mark = output.mappedRecords.bytes.count
+        let mark = output.mappedRecordsCount
         if !recordInEngine, let piece = waitingPiece {
             // The whole record is in the chunk being framed.
             waitingPiece = nil
@@ -520,7 +526,7 @@ struct PipelineCore: RecordHandler {
         }
         self.location = location
         recordLength = bytes.count
-        let mark = output.mappedRecords.bytes.count
+        let mark = output.mappedRecordsCount
         let outcome = framingError.map { RecordOutcome.rejected(.syntax($0)) } ?? engine.map(record: bytes, into: &output.mappedRecords)
         handle(outcome, mark: mark, record: UnsafeRawBufferPointer(rebasing: bytes.prefix(max(keepLimit, 0))), input: inputName,
                location: location, totalBytes: recordLength)
@@ -530,7 +536,7 @@ struct PipelineCore: RecordHandler {
 
     /// Hands one record to the output: a mapped record's bytes (which follow `mark` in `mappedRecords`) get their
     /// newline (an exploded record's last has; it gave none: nothing); a rejected record's are taken back out. `record` is the record's start (`keepLimit` bytes of it),
-    /// `totalBytes` its length.
+    /// read only when the record is rejected; `totalBytes` its length.
     mutating func handle(_ outcome: RecordOutcome, mark: Int, record: UnsafeRawBufferPointer, input inputName: String,
                          location: RecordLocation, totalBytes recordLength: Int) {
         let goesOn: Bool
@@ -539,7 +545,7 @@ struct PipelineCore: RecordHandler {
             if records > 0 { output.mappedRecords.writeRaw(0x0A) }
             goesOn = output.mapped(input: inputName, location: location, warnings: warnings, records: records)
         case .rejected(let failure):
-            if output.mappedRecords.bytes.count > mark { output.mappedRecords.bytes.removeSubrange(mark...) }
+            if output.mappedRecordsCount > mark { output.mappedRecords.bytes.removeSubrange(mark...) }
             goesOn = output.rejected(input: inputName, location: location, failure: failure, record: record, totalBytes: recordLength)
         case .filtered:
             goesOn = output.filtered(input: inputName, location: location)

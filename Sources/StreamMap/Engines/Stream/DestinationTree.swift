@@ -12,9 +12,25 @@ final class DestinationTree {
 
     /// An object's text around its slots: `text[start..<piece.end]`, then the slot's value (none when -1), for
     /// each piece in turn, `start` being the previous piece's end. `{`, keys and slots, without the closing brace.
+    /// In memory of the tree's own (`allocate`, `deallocate`), not in arrays: a layout is lent for every record
+    /// written, and lending arrays out of the cache retained and released both of them each time (two pairs of
+    /// atomic operations a record).
     struct Layout {
-        var text: [UInt8] = []
-        var pieces: [(end: Int, slot: Int)] = []
+        let text: UnsafeRawBufferPointer
+        let pieces: UnsafeBufferPointer<(end: Int, slot: Int)>
+
+        static func allocate(text: [UInt8], pieces: [(end: Int, slot: Int)]) -> Layout {
+            let t = UnsafeMutableRawBufferPointer.allocate(byteCount: text.count, alignment: 1)
+            text.withUnsafeBytes { t.copyMemory(from: $0) }
+            let p = UnsafeMutableBufferPointer<(end: Int, slot: Int)>.allocate(capacity: pieces.count)
+            _ = p.initialize(from: pieces)
+            return Layout(text: UnsafeRawBufferPointer(t), pieces: UnsafeBufferPointer(p))
+        }
+
+        func deallocate() {
+            text.deallocate()
+            pieces.deallocate()
+        }
     }
 
     private var nodes: [Node] = [Node(keyBytes: [], slot: nil)]
@@ -32,6 +48,10 @@ final class DestinationTree {
     @exclusivity(unchecked) private var order: [[Int]] = [[]]
 
     init() {}
+
+    deinit {
+        for cached in layouts { cached.layout.deallocate() }
+    }
 
     /// A new slot at `steps` (a destination path of keys); returns its index. Destinations must not repeat or
     /// nest in each other (`KeyPath.earlierOverlaps`).
@@ -64,7 +84,11 @@ final class DestinationTree {
     /// The layout for the slots `filled` says are filled: cached (computed the first time) when there are at most
     /// 64 slots and room in the cache, else computed for this record.
     func withLayout<R>(filled: [Bool], _ body: (Layout) -> R) -> R {
-        guard filled.count <= 64 else { return body(computeLayout { filled[$0] }) }
+        guard filled.count <= 64 else {
+            let layout = computeLayout { filled[$0] }
+            defer { layout.deallocate() }
+            return body(layout)
+        }
         var mask: UInt64 = 0
         for (slot, f) in filled.enumerated() where f { mask |= 1 << UInt64(slot) }
         return withLayout(mask: mask, body)
@@ -75,7 +99,11 @@ final class DestinationTree {
     func withLayout<R>(mask: UInt64, _ body: (Layout) -> R) -> R {
         for i in layouts.indices where layouts[i].filled == mask { return body(layouts[i].layout) }
         let layout = computeLayout { mask & (1 << UInt64($0)) != 0 }
-        if layouts.count < Self.layoutCacheLimit { layouts.append((mask, layout)) }
+        guard layouts.count < Self.layoutCacheLimit else {
+            defer { layout.deallocate() }
+            return body(layout)
+        }
+        layouts.append((mask, layout))
         return body(layout)
     }
 
@@ -96,23 +124,24 @@ final class DestinationTree {
                 parent = n
             }
         }
-        var layout = Layout(text: [UInt8(ascii: "{")])
+        var text: [UInt8] = [UInt8(ascii: "{")]
+        var pieces: [(end: Int, slot: Int)] = []
         func visit(_ node: Int) {
             for (i, child) in order[node].enumerated() {
-                if i > 0 { layout.text.append(UInt8(ascii: ",")) }
-                layout.text += nodes[child].keyBytes
+                if i > 0 { text.append(UInt8(ascii: ",")) }
+                text += nodes[child].keyBytes
                 if let slot = nodes[child].slot {
-                    layout.pieces.append((layout.text.count, slot))
+                    pieces.append((text.count, slot))
                 } else {
-                    layout.text.append(UInt8(ascii: "{"))
+                    text.append(UInt8(ascii: "{"))
                     visit(child)
-                    layout.text.append(UInt8(ascii: "}"))
+                    text.append(UInt8(ascii: "}"))
                 }
             }
         }
         visit(0)
-        layout.pieces.append((layout.text.count, -1))
-        return layout
+        pieces.append((text.count, -1))
+        return Layout.allocate(text: text, pieces: pieces)
     }
 }
 
@@ -120,13 +149,11 @@ extension DestinationTree.Layout {
     /// Writes the layout to `output`, each slot's value by `slot`.
     @inline(__always)
     func write(to output: inout ByteBuffer, slot: (Int, inout ByteBuffer) -> Void) {
-        text.withUnsafeBytes { text in
-            var start = 0
-            for piece in pieces {
-                output.append(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
-                start = piece.end
-                if piece.slot >= 0 { slot(piece.slot, &output) }
-            }
+        var start = 0
+        for piece in pieces {
+            output.append(UnsafeRawBufferPointer(rebasing: text[start..<piece.end]))
+            start = piece.end
+            if piece.slot >= 0 { slot(piece.slot, &output) }
         }
     }
 }

@@ -76,8 +76,20 @@ final class ProjectedFields {
     private let fieldCount: Int
     /// Per field, its mapper (for `Rule.map`); the date formats of the `dateNumber` rules; the fixed results' texts.
     private let mappers: [Mapper]
-    private let dates: [[DateSyntax]]
-    private let checks: [@Sendable (UnsafeRawBufferPointer) -> Bool]
+    /// (The formats in memory of their own, not an array of arrays: lending an array out of one retained and
+    /// released it for every date written.)
+    private let dates: UnsafeMutableBufferPointer<UnsafeMutableBufferPointer<DateSyntax>>
+    /// (Each check boxed, and lent to its calls unretained from memory of their own: a closure taken out of an
+    /// array retained and released its context at every value checked — five pairs of atomic operations a tweet
+    /// with `--to arrow`. `checkBoxes` owns them.)
+    private let checkBoxes: [Check]
+    private let checks: UnsafeMutablePointer<Unmanaged<Check>>
+
+    /// A field's result check.
+    private final class Check: Sendable {
+        let passes: @Sendable (UnsafeRawBufferPointer) -> Bool
+        init(_ passes: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) { self.passes = passes }
+    }
     private let fixedTexts: [UInt8]
     /// The errors of the fixed results that have some, at their fields' paths.
     private let fixedErrors: [[MapError]]
@@ -169,8 +181,15 @@ final class ProjectedFields {
         self.fields.initialize(from: fields, count: fields.count)
         fieldCount = fields.count
         mappers = mapping.fields.map(\.mapper)
-        self.dates = dates
-        self.checks = checks
+        self.dates = .allocate(capacity: dates.count)
+        _ = self.dates.initialize(from: dates.map { formats in
+            let copy = UnsafeMutableBufferPointer<DateSyntax>.allocate(capacity: formats.count)
+            _ = copy.initialize(from: formats)
+            return copy
+        })
+        checkBoxes = checks.map(Check.init)
+        self.checks = .allocate(capacity: max(checkBoxes.count, 1))
+        self.checks.initialize(from: checkBoxes.map { Unmanaged.passUnretained($0) }, count: checkBoxes.count)
         self.fixedTexts = fixedTexts
         self.fixedErrors = fixedErrors
         self.errorPaths = errorPaths
@@ -182,6 +201,12 @@ final class ProjectedFields {
     }
 
     deinit {
+        checks.deallocate()
+        for formats in dates {
+            formats.deinitialize()
+            formats.deallocate()
+        }
+        dates.deallocate()
         fields.deallocate()
         values.deallocate()
         scratch.deallocate()
@@ -247,7 +272,8 @@ final class ProjectedFields {
                 case UInt8(ascii: "{"), UInt8(ascii: "["): return .declined
                 default:
                     guard let value = scalar(raw, at: slot.start, field: f),
-                          fields[f].check < 0 || value.source == .omitted || passes(value, checks[fields[f].check], record)
+                          fields[f].check < 0 || value.source == .omitted
+                            || checks[fields[f].check]._withUnsafeGuaranteedRef({ passes(value, $0.passes, record) })
                     else {
                         failed |= 1 << UInt64(f)
                         continue

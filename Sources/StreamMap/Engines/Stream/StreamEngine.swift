@@ -148,25 +148,33 @@ public struct StreamEngine: RecordEngine {
                 break
             }
         }
-        if let projector = plan.projector,
-           let projected = shared ?? (plan.sharesProjection ? nil : projector.project(record, maximumDepth: parserOptions.maximumDepth)) {
-            defer { projector.lifts.end() }
-            // The fields written straight from where the projector found their values, when it can be done so.
-            if let fields = plan.projectedFields {
-                switch fields.write(record, into: &writer) {
-                case .written: return .mapped(warnings: [])
-                case .rejected(let errors): return .rejected(.mapping(errors))
-                case .declined: break
+        // (The projector and the fields are lent to their calls as guaranteed references — `plan`, which this engine
+        // holds, keeps them — not bound to names of their own: a binding was a strong reference, retained and
+        // released around each call, two pairs of atomic operations a record.)
+        if plan.projector != nil {
+            let projector = Unmanaged.passUnretained(plan.projector.unsafelyUnwrapped)
+            if let projected = shared ?? (plan.sharesProjection ? nil : projector._withUnsafeGuaranteedRef {
+                $0.project(record, maximumDepth: parserOptions.maximumDepth)
+            }) {
+                defer { projector._withUnsafeGuaranteedRef { $0.lifts.end() } }
+                // The fields written straight from where the projector found their values, when it can be done so.
+                if plan.projectedFields != nil {
+                    let fields = Unmanaged.passUnretained(plan.projectedFields.unsafelyUnwrapped)
+                    switch fields._withUnsafeGuaranteedRef({ $0.write(record, into: &writer) }) {
+                    case .written: return .mapped(warnings: [])
+                    case .rejected(let errors): return .rejected(.mapping(errors))
+                    case .declined: break
+                    }
                 }
-            }
-            // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
-            let parser = plan.wholeRecordParser(options: parserOptions)
-            do {
-                try parser.feedScanned(projected)
-                try parser.finish()
-                return Self.outcome(parser, root: plan.root, capture: nil, recordLength: record.count, into: &writer)
-            } catch {
-                // (A consumer's own error: the record is parsed whole below, which reports it as it always did.)
+                // Valid JSON, and exactly the events the consumers act on: yajl parses the projection alone.
+                let parser = plan.wholeRecordParser(options: parserOptions)
+                do {
+                    try parser.feedScanned(projected)
+                    try parser.finish()
+                    return Self.outcome(parser, root: plan.root, capture: nil, recordLength: record.count, into: &writer)
+                } catch {
+                    // (A consumer's own error: the record is parsed whole below, which reports it as it always did.)
+                }
             }
         }
         let parser = plan.wholeRecordParser(options: parserOptions)

@@ -30,8 +30,9 @@ extension Mapper {
         epochInstant(formats, utf8: utf8)?.exactEpochNumber(unit: unit)
     }
 
-    /// The instant `stringToDate(formats)` reads from the bytes, or nil where it fails.
-    static func epochInstant(_ formats: [DateSyntax], utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+    /// The instant `stringToDate(formats)` reads from the bytes, or nil where it fails. (Any sequence of formats: the
+    /// fields written from a projection keep theirs in memory of their own, which passing needs no reference count.)
+    static func epochInstant<Formats: Sequence<DateSyntax>>(_ formats: Formats, utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         for format in formats {
             guard let t = format.parse(bytes: utf8) else { continue }
             // stringToDate takes the first format that parses to a date RFC 3339 can write.

@@ -58,13 +58,18 @@ extension PipelineCore {
                 for (i, record) in batch.records.enumerated() {
                     guard !isStopped else { break }
                     let end = batch.outputEnds[i]
-                    let mark = output.mappedRecords.bytes.count
+                    let mark = output.mappedRecordsCount
                     output.mappedRecords.writeRaw(UnsafeRawBufferPointer(rebasing: mapped[start..<end]))
                     start = end
-                    let text = UnsafeRawBufferPointer(rebasing: RecordBatch.bytes(of: record, chunks: batch.chunks, spill: spill).prefix(max(keepLimit, 0)))
+                    let outcome = batch.outcomes[i]
+                    // (The record's own bytes only for a rejected one, which is all `handle` reads them for: finding
+                    // them retained and released their chunk for every record, on the thread that writes in order.)
+                    var text = UnsafeRawBufferPointer(start: nil, count: 0)
+                    if case .rejected = outcome {
+                        text = UnsafeRawBufferPointer(rebasing: RecordBatch.bytes(of: record, chunks: batch.chunks, spill: spill).prefix(max(keepLimit, 0)))
+                    }
                     let location = RecordLocation(line: record.location.line + lineOffset, byteOffset: record.location.byteOffset)
-                    handle(batch.outcomes[i], mark: mark, record: text, input: batch.input, location: location,
-                           totalBytes: record.length)
+                    handle(outcome, mark: mark, record: text, input: batch.input, location: location, totalBytes: record.length)
                     if isStopped { bytesIn = record.bytesIn + bytesInOffset }
                 }
             }

@@ -265,17 +265,17 @@ extension PipelineCore {
                     switch event {
                     case .mapped(let location, let n, let payload, let warnings, let records):
                         bytesIn = base + n
-                        let mark = output.mappedRecords.bytes.count
+                        let mark = output.mappedRecordsCount
                         output.mappedRecords.writeRaw(payload)
                         handle(.mapped(warnings: warnings, records: records), mark: mark, record: UnsafeRawBufferPointer(start: nil, count: 0), input: name,
                                location: location, totalBytes: 0)
                     case .rejected(let location, let n, let failure, let kept, let total):
                         bytesIn = base + n
-                        handle(.rejected(failure), mark: output.mappedRecords.bytes.count, record: kept, input: name,
+                        handle(.rejected(failure), mark: output.mappedRecordsCount, record: kept, input: name,
                                location: location, totalBytes: total)
                     case .filtered(let location, let n):
                         bytesIn = base + n
-                        handle(.filtered, mark: output.mappedRecords.bytes.count, record: UnsafeRawBufferPointer(start: nil, count: 0),
+                        handle(.filtered, mark: output.mappedRecordsCount, record: UnsafeRawBufferPointer(start: nil, count: 0),
                                input: name, location: location, totalBytes: 0)
                     case .ended(let e, let n):
                         bytesIn = base + n
