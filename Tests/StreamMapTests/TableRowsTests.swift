@@ -87,6 +87,26 @@ struct TableRowsTests {
         #expect(csv == "x/y,x/z,\"d,e\"\n1,C,2\n\"{\"\"k\"\":\"\"v\"\"}\",,\n")
     }
 
+    /// `writeRow` takes any compact object, not only one in the columns' order: members left out in the middle,
+    /// in another order, unknown ones (also holding an object), keys written with escapes, nested objects in
+    /// another order — each cell is still its column's value.
+    @Test func membersInAnyOrderFindTheirColumns() throws {
+        let spec = #"{"fields": {"a": "a", "b": "b", "c.x": "c.x", "c.y": "c.y", "d": "d", "é": "e"}}"#
+        let writer = TableWriter(layout: try Self.layout(spec), format: .csv)
+        func row(_ line: String) -> String {
+            var out: [UInt8] = []
+            Array(line.utf8).withUnsafeBytes { writer.writeRow($0, into: &out) }
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(row(#"{"a":1,"b":2,"c":{"x":3,"y":4},"d":5,"e":6}"#) == "1,2,3,4,5,6\n")
+        #expect(row(#"{"a":1,"c":{"y":4},"d":5}"#) == "1,,,4,5,\n")
+        #expect(row(#"{"e":6,"d":5,"c":{"y":4,"x":3},"b":2,"a":1}"#) == "1,2,3,4,5,6\n")
+        #expect(row(#"{"z":{"a":9,"b":[9]},"b":2,"q":"a","a":1,"c":{"w":0,"x":3}}"#) == "1,2,3,,,\n")
+        #expect(row(#"{"\u0061":1,"b":2,"c":{"\u0078":3,"y":4},"\u0064":5,"e":6}"#) == "1,2,3,4,5,6\n")
+        #expect(row(#"{"b":2,"a":1,"b":7}"#) == "1,7,,,,\n")
+        #expect(row(#"{}"#) == ",,,,,\n")
+    }
+
     /// The reference: a row built from the tree engine's output value, looked up path by path (no scanning).
     static func referenceRow(_ value: JSONValue, _ layout: TableLayout, _ format: TableFormat) -> String {
         func quote(_ s: String) -> String {

@@ -141,12 +141,21 @@ public struct TableWriter: Sendable {
         var column: Int?
     }
 
+    /// The same trie in plain values, for reading rows: per node, its children in the order the columns' paths
+    /// reach them (`ordered[start..<start + count]`), which is the order a mapped record's members come in (the
+    /// engines write a mapping's fields in spec order) — a member is looked for there first, at the place after
+    /// the last one found, its key compared where it is (`keyBytes`): no key made, none hashed, nothing retained.
+    private var plain: [(start: Int, count: Int, column: Int, hasChildren: Bool, place: Int)] = []
+    private var ordered: [(keyStart: Int, keyCount: Int, child: Int)] = []
+    private var keyBytes: [UInt8] = []
+
     /// A writer of `layout`'s columns in `format`; the header joins each column's path with `delimiter` (the
     /// spec's key-path delimiter).
     public init(layout: TableLayout, format: TableFormat, delimiter: String = ".") {
         self.layout = layout
         self.format = format
         header = layout.header(delimiter: delimiter)
+        var childrenInOrder: [[(key: [UInt8], child: Int)]] = [[]]
         for (column, steps) in layout.columns.enumerated() {
             var node = 0
             for step in steps {
@@ -156,10 +165,23 @@ public struct TableWriter: Sendable {
                 } else {
                     nodes.append(Node())
                     nodes[node].children[key] = nodes.count - 1
+                    childrenInOrder.append([])
+                    childrenInOrder[node].append((key, nodes.count - 1))
                     node = nodes.count - 1
                 }
             }
             if nodes[node].column == nil { nodes[node].column = column }
+        }
+        var place = [Int](repeating: 0, count: nodes.count)  // each node's place among its parent's children
+        for children in childrenInOrder {
+            for (k, (_, child)) in children.enumerated() { place[child] = k }
+        }
+        for (n, children) in childrenInOrder.enumerated() {
+            plain.append((ordered.count, children.count, nodes[n].column ?? -1, !children.isEmpty, place[n]))
+            for (key, child) in children {
+                ordered.append((keyBytes.count, key.count, child))
+                keyBytes += key
+            }
         }
     }
 
@@ -167,40 +189,57 @@ public struct TableWriter: Sendable {
     public func writeHeader(into out: inout [UInt8]) {
         for (i, name) in header.enumerated() {
             if i > 0 { out.append(format.separator) }
-            writeText(Array(name.utf8)[...], into: &out)
+            var name = name
+            name.withUTF8 { writeText(UnsafeRawBufferPointer($0), into: &out) }
         }
         out.append(0x0A)
     }
 
     /// Writes the row of one mapped record: `line` is its compact JSON object (without the newline).
+    ///
+    /// (Nothing is allocated for a row but where a cell must be quoted after its escapes are undone: the cells'
+    /// places are on the stack, a member's key is matched where the columns expect it, a cell is written from the
+    /// record's bytes or unescaped straight into `out`.)
     public func writeRow(_ line: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        var cells = [Range<Int>?](repeating: nil, count: layout.columns.count)
-        var scanner = CompactJSONScanner(bytes: line)
-        let start = scanner.skipSpace(0)
-        if start < line.count && line[start] == UInt8(ascii: "{") { _ = collect(&scanner, at: start, node: 0, into: &cells) }
-        for (i, cell) in cells.enumerated() {
-            if i > 0 { out.append(format.separator) }
-            if let cell { writeCell(UnsafeRawBufferPointer(rebasing: line[cell]), into: &out) }
+        let columns = layout.columns.count
+        withUnsafeTemporaryAllocation(of: Cell.self, capacity: max(columns, 1)) { cells in
+            cells.initialize(repeating: Cell(start: -1, end: -1))
+            let scanner = CompactJSONScanner(bytes: line)
+            let start = scanner.skipSpace(0)
+            if start < line.count && line[start] == UInt8(ascii: "{") { _ = collect(scanner, at: start, node: 0, into: cells) }
+            for i in 0..<columns {
+                if i > 0 { out.append(format.separator) }
+                let cell = cells[i]
+                if cell.start >= 0 { writeCell(UnsafeRawBufferPointer(rebasing: line[cell.start..<cell.end]), into: &out) }
+            }
         }
         out.append(0x0A)
     }
 
+    /// Where a column's value is in the row's line (`start` -1: none).
+    private struct Cell {
+        var start: Int
+        var end: Int
+    }
+
     /// Reads the object at `i` (a `{`), noting the value of each column under `node`; returns where it ends.
-    private func collect(_ s: inout CompactJSONScanner, at i: Int, node: Int, into cells: inout [Range<Int>?]) -> Int {
+    private func collect(_ s: CompactJSONScanner, at i: Int, node: Int, into cells: UnsafeMutableBufferPointer<Cell>) -> Int {
         var i = s.skipSpace(i + 1)
         if i < s.bytes.count && s.bytes[i] == UInt8(ascii: "}") { return i + 1 }
+        var next = 0  // where in `ordered` the next member is expected
         while i < s.bytes.count {
-            let keyEnd = s.skipString(i)
-            let child = s.key(in: (i + 1)..<(keyEnd - 1)).flatMap { nodes[node].children[$0] }
+            let (keyEnd, escaped) = s.stringEnd(i)
+            let child = find(UnsafeRawBufferPointer(rebasing: s.bytes[(i + 1)..<max(i + 1, keyEnd - 1)]), escaped: escaped,
+                             in: node, from: &next, s)
             i = s.skipSpace(keyEnd)
             i = s.skipSpace(i + 1)  // the colon
             let valueEnd: Int
-            if let child, !nodes[child].children.isEmpty, s.bytes[i] == UInt8(ascii: "{") {
-                valueEnd = collect(&s, at: i, node: child, into: &cells)
+            if let child, plain[child].hasChildren, s.bytes[i] == UInt8(ascii: "{") {
+                valueEnd = collect(s, at: i, node: child, into: cells)
             } else {
                 valueEnd = s.skipValue(i)
             }
-            if let child, let column = nodes[child].column { cells[column] = i..<valueEnd }
+            if let child, plain[child].column >= 0 { cells[plain[child].column] = Cell(start: i, end: valueEnd) }
             i = s.skipSpace(valueEnd)
             guard i < s.bytes.count, s.bytes[i] == UInt8(ascii: ",") else { return i + 1 }
             i = s.skipSpace(i + 1)
@@ -208,26 +247,75 @@ public struct TableWriter: Sendable {
         return i
     }
 
+    /// The child of `node` whose key is `raw` (a key's text between its quotes), or nil: the one expected at `next`
+    /// when its bytes are the key's (then `next` moves past it), else by the key unescaped, in the table.
+    @inline(__always)
+    private func find(_ raw: UnsafeRawBufferPointer, escaped: Bool, in node: Int, from next: inout Int, _ s: CompactJSONScanner) -> Int? {
+        let children = plain[node]
+        if !escaped, next < children.count {
+            let expected = ordered[children.start + next]
+            if expected.keyCount == raw.count,
+               raw.count == 0 || keyBytes.withUnsafeBytes({ memcmp($0.baseAddress! + expected.keyStart, raw.baseAddress!, raw.count) == 0 }) {
+                next += 1
+                return expected.child
+            }
+        }
+        guard let child = nodes[node].children[CompactJSONScanner.unescape(raw)] else { return nil }
+        next = plain[child].place + 1
+        return child
+    }
+
     private func writeCell(_ value: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         guard let first = value.first else { return }
         switch first {
         case UInt8(ascii: "\""):
-            let text = CompactJSONScanner.unescape(UnsafeRawBufferPointer(rebasing: value.dropFirst().dropLast()))
-            if text.isEmpty { out.append(contentsOf: [0x22, 0x22]) } else { writeText(text[...], into: &out) }
+            let raw = UnsafeRawBufferPointer(rebasing: value.dropFirst().dropLast())
+            if raw.isEmpty {
+                out.append(contentsOf: [0x22, 0x22])
+            } else if memchr(raw.baseAddress!, 0x5C, raw.count) == nil {
+                // (No escape: no quote, CR or LF either — JSON escapes those — so only the separator can need quotes.)
+                if memchr(raw.baseAddress!, Int32(format.separator), raw.count) == nil {
+                    out.append(contentsOf: raw)
+                } else {
+                    writeQuoted(raw, into: &out)
+                }
+            } else {
+                // Unescaped where it goes; taken back out and quoted when what it holds must be.
+                let mark = out.count
+                CompactJSONScanner.unescape(raw, appendingTo: &out)
+                let separator = format.separator
+                if out[mark...].contains(where: { Self.needsQuotes($0, separator) }) {
+                    let text = Array(out[mark...])
+                    out.removeSubrange(mark...)
+                    text.withUnsafeBytes { writeQuoted($0, into: &out) }
+                }
+            }
         case UInt8(ascii: "n"):  // null
             return
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            writeText(value, into: &out)
         default:
-            writeText(Array(value)[...], into: &out)
+            out.append(contentsOf: value)  // a number, true or false: nothing to quote
         }
     }
 
+    /// Whether a cell holding `b` is quoted: the separator, a double quote, CR or LF. (Static: a method of the
+    /// writer passed as a closure captured a copy of the writer, its arrays retained, for every cell.)
+    @inline(__always)
+    private static func needsQuotes(_ b: UInt8, _ separator: UInt8) -> Bool { b == separator || b == 0x22 || b == 0x0A || b == 0x0D }
+
     /// One cell's text, quoted when it holds the separator, a quote, CR or LF.
-    private func writeText(_ text: ArraySlice<UInt8>, into out: inout [UInt8]) {
+    private func writeText(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         let separator = format.separator
-        guard text.contains(where: { $0 == separator || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+        guard text.contains(where: { Self.needsQuotes($0, separator) }) else {
             out.append(contentsOf: text)
             return
         }
+        writeQuoted(text, into: &out)
+    }
+
+    /// `text` in double quotes, each of its quotes doubled.
+    private func writeQuoted(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         out.append(0x22)
         for b in text {
             if b == 0x22 { out.append(0x22) }

@@ -60,15 +60,34 @@ final class RenamedCopy {
         let null: Case
     }
 
-    private let renames: [Rename]
-    /// The destinations' canonical texts: a kept key with one of these names is not a copy.
-    private let destinations: [[UInt8]]
+    /// A rename as plain values: its texts are ranges of `text` — the source key (canonical, without quotes), the
+    /// destination's `"key":`, the destination key alone (a kept key with that name is not a copy), and what stands
+    /// in for an absent or a null value (`omit`, `fail`, or a range of text: `null` or the default). Records are
+    /// read and written from these, so that no array is lent out for each record (lending the renames' arrays
+    /// retained and released nine of them a record).
+    private struct Plain {
+        var source: Range<Int>
+        var destination: Range<Int>
+        var destinationKey: Range<Int>
+        var absent: PlainCase
+        var null: PlainCase
+    }
+
+    private enum PlainCase {
+        case omit, fail
+        case text(Range<Int>)
+    }
+
+    private let renames: UnsafeMutableBufferPointer<Plain>
+    private let renameCount: Int
+    private let text: UnsafeMutableRawBufferPointer
     /// Per record: each top-level member's key start (its quote), value start and value end in the copy; and the
     /// member each rename found (-1: none).
     @exclusivity(unchecked) private var members: [(key: Int, value: Int, end: Int)] = []
-    /// Per rename: its member (-1: none, or left out), and what is written instead of its value (nil: the value).
+    /// Per rename: its member (-1: none, or left out), and what is written instead of its value (a range of
+    /// `text`; `-1..<-1`: the value).
     @exclusivity(unchecked) private var found: [Int] = []
-    @exclusivity(unchecked) private var replacement: [[UInt8]?] = []
+    @exclusivity(unchecked) private var replacement: [Range<Int>] = []
     @exclusivity(unchecked) private var consumed: [Bool] = []
     /// Records written by this copy so far (the tests check that the engine takes this path).
     @exclusivity(unchecked) private(set) var copies = 0
@@ -116,11 +135,38 @@ final class RenamedCopy {
             guard !renames.contains(where: { Array($0.destination.dropFirst().dropLast(2)) == destination }) else { return nil }
             renames.append(Rename(source: source, destination: [0x22] + destination + [0x22, 0x3A], absent: absent, null: null))
         }
-        self.renames = renames
-        destinations = renames.map { Array($0.destination.dropFirst().dropLast(2)) }
-        found = Array(repeating: -1, count: renames.count)
-        replacement = Array(repeating: nil, count: renames.count)
+        var bytes: [UInt8] = []
+        func add(_ b: [UInt8]) -> Range<Int> {
+            bytes += b
+            return (bytes.count - b.count)..<bytes.count
+        }
+        let null = add(Self.null)
+        func plain(_ c: Case) -> PlainCase {
+            switch c {
+            case .omit: return .omit
+            case .fail: return .fail
+            case .null: return .text(null)
+            case .value(let v): return .text(add(v))
+            }
+        }
+        let plain = renames.map { r in
+            Plain(source: add(r.source), destination: add(r.destination),
+                  destinationKey: add(Array(r.destination.dropFirst().dropLast(2))), absent: plain(r.absent), null: plain(r.null))
+        }
+        self.renames = .allocate(capacity: max(plain.count, 1))
+        renameCount = plain.count
+        _ = self.renames.initialize(from: plain)
+        let text = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { text.copyMemory(from: $0) }
+        self.text = text
+        found = Array(repeating: -1, count: plain.count)
+        replacement = Array(repeating: -1..<(-1), count: plain.count)
         self.mapper = mapper
+    }
+
+    deinit {
+        renames.deallocate()
+        text.deallocate()
     }
 
     /// The canonical text of a key, without its quotes.
@@ -146,15 +192,18 @@ final class RenamedCopy {
         var failed = false
         if consumed.count < count { consumed = Array(repeating: false, count: count) }
         for i in 0..<count { consumed[i] = false }
-        for (r, rename) in renames.enumerated() {
+        let names = UnsafeRawPointer(self.text.baseAddress!)
+        for r in 0..<renameCount {
+            let rename = renames[r]
             found[r] = -1
-            for (i, m) in members.enumerated() where Self.key(m, in: text, is: rename.source) {
+            for i in 0..<members.count
+            where Self.key(members[i], in: text, is: names + rename.source.lowerBound, count: rename.source.count) {
                 found[r] = i
                 consumed[i] = true
                 break
             }
-            replacement[r] = nil
-            let what: Case
+            replacement[r] = -1..<(-1)
+            let what: PlainCase
             if found[r] < 0 {
                 what = rename.absent
             } else if members[found[r]].end - members[found[r]].value == 4 && Self.equal(text + members[found[r]].value, "null") {
@@ -165,22 +214,24 @@ final class RenamedCopy {
             switch what {
             case .fail: failed = true
             case .omit: found[r] = -1
-            case .null: replacement[r] = Self.null
-            case .value(let v): replacement[r] = v
+            case .text(let range): replacement[r] = range
             }
         }
         if failed { return rejection(copy) }
-        for (i, m) in members.enumerated() where !consumed[i] && !keepsShadowedKeys {
-            for d in destinations where Self.key(m, in: text, is: d) { return .events }
+        for i in 0..<members.count where !consumed[i] && !keepsShadowedKeys {
+            for r in 0..<renameCount
+            where Self.key(members[i], in: text, is: names + renames[r].destinationKey.lowerBound, count: renames[r].destinationKey.count) {
+                return .events
+            }
         }
         // `{`, the fields in the spec's order, then the kept members in input order (runs of them at once), `}`.
         writer.writeRaw(UInt8(ascii: "{"))
         var written = false
-        for (r, rename) in renames.enumerated() where found[r] >= 0 || replacement[r] != nil {
+        for r in 0..<renameCount where found[r] >= 0 || replacement[r].lowerBound >= 0 {
             if written { writer.writeRaw(UInt8(ascii: ",")) }
-            rename.destination.withUnsafeBytes { writer.writeRaw($0) }
-            if let value = replacement[r] {
-                value.withUnsafeBytes { writer.writeRaw($0) }
+            writer.writeRaw(UnsafeRawBufferPointer(rebasing: self.text[renames[r].destination]))
+            if replacement[r].lowerBound >= 0 {
+                writer.writeRaw(UnsafeRawBufferPointer(rebasing: self.text[replacement[r]]))
             } else {
                 let m = members[found[r]]
                 writer.writeRaw(UnsafeRawBufferPointer(start: text + m.value, count: m.end - m.value))
@@ -224,9 +275,9 @@ final class RenamedCopy {
 
     /// Whether member `m`'s key in `text` is `name` (canonical texts, so equal bytes are equal keys).
     @inline(__always)
-    private static func key(_ m: (key: Int, value: Int, end: Int), in text: UnsafeRawPointer, is name: [UInt8]) -> Bool {
-        m.value - m.key - 3 == name.count
-            && (name.isEmpty || name.withUnsafeBytes { memcmp(text + m.key + 1, $0.baseAddress!, $0.count) == 0 })
+    private static func key(_ m: (key: Int, value: Int, end: Int), in text: UnsafeRawPointer, is name: UnsafeRawPointer,
+                            count: Int) -> Bool {
+        m.value - m.key - 3 == count && (count == 0 || memcmp(text + m.key + 1, name, count) == 0)
     }
 
     private static func equal(_ p: UnsafeRawPointer, _ word: StaticString) -> Bool {

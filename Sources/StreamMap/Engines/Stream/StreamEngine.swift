@@ -134,10 +134,12 @@ public struct StreamEngine: RecordEngine {
             if shared != nil { plan.projector?.lifts.end() }  // (never so today: a verbatim copy reads no projection)
             return .mapped(warnings: [])
         }
-        if let renamed = plan.renamedCopy,
+        if plan.renamedCopy != nil,
            let text = plan.copier.copy(record, maximumDepth: parserOptions.maximumDepth, allowed: .object) {
             // (`shared` is never set here: `unmapped: keep` reads every member, so the filter projects alone.)
-            switch renamed.write(text, copier: plan.copier, into: &writer) {
+            // (Lent unretained, as the projector below.)
+            let renamed = Unmanaged.passUnretained(plan.renamedCopy.unsafelyUnwrapped)
+            switch renamed._withUnsafeGuaranteedRef({ $0.write(text, copier: plan.copier, into: &writer) }) {
             case .written:
                 if shared != nil { plan.projector?.lifts.end() }
                 return .mapped(warnings: [])
