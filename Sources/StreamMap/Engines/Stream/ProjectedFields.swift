@@ -97,7 +97,22 @@ final class ProjectedFields {
     private let errorPaths: [(source: [JSONPath], destination: [JSONPath])]
     /// The slots of the objects on the fields' paths (each must be one object or absent).
     private let objectSlots: [Int]
-    private let computations: [(expression: ValueExpression, invalid: FieldPolicy.Action, then: Mapper, slots: [Int])]
+    /// (Each computed field boxed, and lent to its record's evaluation unretained from memory of their own: a
+    /// tuple taken out of an array retained and released its expression's, its mapper's and its slots' storage at
+    /// every record. `computationBoxes` owns them.)
+    private let computationBoxes: [Computation]
+    private let computations: UnsafeMutablePointer<Unmanaged<Computation>>
+
+    /// A computed field: its expression, its policy and mapper, and its paths' slots.
+    private final class Computation {
+        let expression: ValueExpression
+        let invalid: FieldPolicy.Action
+        let then: Mapper
+        let slots: [Int]
+        init(_ c: (expression: ValueExpression, invalid: FieldPolicy.Action, then: Mapper, slots: [Int])) {
+            (expression, invalid, then, slots) = c
+        }
+    }
     /// The computed fields' operand stack, its memory kept from record to record.
     @exclusivity(unchecked) private var expressionStack: [ValueExpression.Operand] = []
     private let destinations = DestinationTree()
@@ -194,7 +209,9 @@ final class ProjectedFields {
         self.fixedErrors = fixedErrors
         self.errorPaths = errorPaths
         self.objectSlots = objectSlots.sorted()
-        self.computations = computations
+        computationBoxes = computations.map(Computation.init)
+        self.computations = .allocate(capacity: max(computationBoxes.count, 1))
+        self.computations.initialize(from: computationBoxes.map { Unmanaged.passUnretained($0) }, count: computationBoxes.count)
         slots = projector.recordSlots()
         values = .allocate(capacity: max(fields.count, 1))
         values.initialize(repeating: Value(), count: max(fields.count, 1))
@@ -202,6 +219,7 @@ final class ProjectedFields {
 
     deinit {
         checks.deallocate()
+        computations.deallocate()
         for formats in dates {
             formats.deinitialize()
             formats.deallocate()
@@ -357,7 +375,10 @@ final class ProjectedFields {
 
     /// A computed field's value: its expression on the scalars at its paths (nil: decline the record).
     private func computedValue(_ c: Int, _ record: UnsafeRawBufferPointer) -> Value? {
-        let computation = computations[c]
+        computations[c]._withUnsafeGuaranteedRef { computedValue($0, record) }
+    }
+
+    private func computedValue(_ computation: Computation, _ record: UnsafeRawBufferPointer) -> Value? {
         var declined = false
         let evaluation = computation.expression.evaluate(stack: &expressionStack) { i in
             SlotRead(slots[computation.slots[i]], in: record, decodingInto: &decoded).value(declined: &declined)
