@@ -60,17 +60,17 @@ final class RenamedCopy {
         let null: Case
     }
 
-    /// A rename as plain values: its texts are ranges of `text` — the source key (canonical, without quotes), the
-    /// destination's `"key":`, the destination key alone (a kept key with that name is not a copy), and what stands
-    /// in for an absent or a null value (`omit`, `fail`, or a range of text: `null` or the default). Records are
-    /// read and written from these, so that no array is lent out for each record (lending the renames' arrays
-    /// retained and released nine of them a record).
+    /// A rename as plain values: its texts are ranges of `texts` — the source key (canonical, without quotes), the
+    /// destination's `"key":`, and what stands in for an absent or a null value (`omit`, `fail`, or a range of
+    /// text: `null` or the default). Records are read and written from these, so that no array is lent out for
+    /// each record (lending the renames' arrays retained and released nine of them a record).
     private struct Plain {
         var source: Range<Int>
         var destination: Range<Int>
-        var destinationKey: Range<Int>
         var absent: PlainCase
         var null: PlainCase
+        /// The destination key alone, within `"key":` (a kept key with that name is not a copy).
+        var destinationKey: Range<Int> { (destination.lowerBound + 1)..<(destination.upperBound - 2) }
     }
 
     private enum PlainCase {
@@ -80,12 +80,12 @@ final class RenamedCopy {
 
     private let renames: UnsafeMutableBufferPointer<Plain>
     private let renameCount: Int
-    private let text: UnsafeMutableRawBufferPointer
+    private let texts: UnsafeMutableRawBufferPointer
     /// Per record: each top-level member's key start (its quote), value start and value end in the copy; and the
     /// member each rename found (-1: none).
     @exclusivity(unchecked) private var members: [(key: Int, value: Int, end: Int)] = []
     /// Per rename: its member (-1: none, or left out), and what is written instead of its value (a range of
-    /// `text`; `-1..<-1`: the value).
+    /// `texts`; `-1..<-1`: the value).
     @exclusivity(unchecked) private var found: [Int] = []
     @exclusivity(unchecked) private var replacement: [Range<Int>] = []
     @exclusivity(unchecked) private var consumed: [Bool] = []
@@ -150,15 +150,14 @@ final class RenamedCopy {
             }
         }
         let plain = renames.map { r in
-            Plain(source: add(r.source), destination: add(r.destination),
-                  destinationKey: add(Array(r.destination.dropFirst().dropLast(2))), absent: plain(r.absent), null: plain(r.null))
+            Plain(source: add(r.source), destination: add(r.destination), absent: plain(r.absent), null: plain(r.null))
         }
         self.renames = .allocate(capacity: max(plain.count, 1))
         renameCount = plain.count
         _ = self.renames.initialize(from: plain)
-        let text = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        bytes.withUnsafeBytes { text.copyMemory(from: $0) }
-        self.text = text
+        let texts = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { texts.copyMemory(from: $0) }
+        self.texts = texts
         found = Array(repeating: -1, count: plain.count)
         replacement = Array(repeating: -1..<(-1), count: plain.count)
         self.mapper = mapper
@@ -166,7 +165,7 @@ final class RenamedCopy {
 
     deinit {
         renames.deallocate()
-        text.deallocate()
+        texts.deallocate()
     }
 
     /// The canonical text of a key, without its quotes.
@@ -192,7 +191,7 @@ final class RenamedCopy {
         var failed = false
         if consumed.count < count { consumed = Array(repeating: false, count: count) }
         for i in 0..<count { consumed[i] = false }
-        let names = UnsafeRawPointer(self.text.baseAddress!)
+        let names = UnsafeRawPointer(texts.baseAddress!)
         for r in 0..<renameCount {
             let rename = renames[r]
             found[r] = -1
@@ -229,9 +228,9 @@ final class RenamedCopy {
         var written = false
         for r in 0..<renameCount where found[r] >= 0 || replacement[r].lowerBound >= 0 {
             if written { writer.writeRaw(UInt8(ascii: ",")) }
-            writer.writeRaw(UnsafeRawBufferPointer(rebasing: self.text[renames[r].destination]))
+            writer.writeRaw(UnsafeRawBufferPointer(rebasing: texts[renames[r].destination]))
             if replacement[r].lowerBound >= 0 {
-                writer.writeRaw(UnsafeRawBufferPointer(rebasing: self.text[replacement[r]]))
+                writer.writeRaw(UnsafeRawBufferPointer(rebasing: texts[replacement[r]]))
             } else {
                 let m = members[found[r]]
                 writer.writeRaw(UnsafeRawBufferPointer(start: text + m.value, count: m.end - m.value))
