@@ -636,6 +636,8 @@ struct TypeInference {
     /// Output paths as a tree: leaves with their typing, inner nodes structs.
     struct Node {
         var children: [(name: String, node: Node)] = []
+        /// Each child's place in `children`, by name (a search through them made a spec of n fields take time n²).
+        private var places: [String: Int] = [:]
         var leaf: Typing?
 
         var type: ArrowType {
@@ -678,11 +680,12 @@ struct TypeInference {
                 self.leaf = nil
                 for f in fields { try insert([f.name][...], .known(f.type)) }
             }
-            if let i = children.firstIndex(where: { $0.name == step }) {
+            if let i = places[step] {
                 try children[i].node.insert(steps.dropFirst(), t)
             } else {
                 var child = Node()
                 try child.insert(steps.dropFirst(), t)
+                places[step] = children.count
                 children.append((step, child))
             }
         }

@@ -68,6 +68,8 @@ final class DestinationTree {
             } else {
                 nodes.append(Node(keyBytes: w.bytes, slot: nil))
                 childOfKey.append([:])
+                opened.append(false)
+                order.append([])
                 nodes[node].children.append(nodes.count - 1)
                 childOfKey[node][w.bytes] = nodes.count - 1
                 node = nodes.count - 1
@@ -76,8 +78,8 @@ final class DestinationTree {
         }
         nodes[node].slot = slot
         slotPaths.append(path)
-        opened = Array(repeating: false, count: nodes.count)
-        order = Array(repeating: [], count: nodes.count)
+        // (`opened` and `order` grow with the nodes: made anew for every slot, they made a spec of n fields take
+        // time n².)
         return slot
     }
 
