@@ -68,9 +68,12 @@ import Testing
 
 /// A record's messages (`Console.recordMessages`): the location written once, and a line's end (`/pointer: `, the
 /// label, the message) copied from the same place's last one when it was written from the same path, label and
-/// message — held to each message written whole and escaped anew, more than the 32 places kept included.
+/// message — held to each message written whole and escaped anew, more than the 32 places kept included. A
+/// rejected record lists its fatal errors (a syntax error labelled `invalid JSON: `, the others not labelled; its
+/// warnings left out), a mapped one its warnings (each labelled `warning: `).
 @Suite struct ConsoleRecordMessageTests {
-    static let labels: [StaticString] = ["", "invalid JSON: ", "warning: "]
+    /// The kinds of error a test record lists: a fatal mapping error, a fatal syntax error, a warning.
+    static let kinds: [(code: MapError.Code, isFatal: Bool)] = [(.type, true), (.syntax, true), (.value, false)]
     static let paths: [JSONPath] = [
         .root, [.key("id")], [.key("id_str")], [.key("user"), .key("id")], [.key("a/b~c")], [.key("tags"), .index(3)],
         [.key("\u{1B}[31m")], [.key("caf\u{E9}")], [.key("cafe\u{301}")],
@@ -116,9 +119,13 @@ import Testing
         return out + escaped(message) + [0x0A]
     }
 
+    /// How a test record is reported: rejected (`.mapping` of its errors, or `.syntax` of its first message alone,
+    /// or `.noOutput` of its errors as warnings), or mapped with its errors as warnings.
+    enum Report { case mapping, syntax, noOutput, warnings }
+
     @Test func copiedEndsSayWhatEachRecordSays() throws {
         var random = SplitMix64(seed: 0x5EED_C0DE)
-        var records: [(name: String, line: Int, errors: [(JSONPath, Int, String)])] = []
+        var records: [(name: String, line: Int, report: Report, errors: [(JSONPath, Int, String)])] = []
         for line in 1...600 {
             // Mostly the same errors as the record before (as a run of rejects has), sometimes one changed.
             var errors = records.last?.errors ?? []
@@ -128,31 +135,58 @@ import Testing
             for i in errors.indices where random.next() % 3 == 0 {
                 switch random.next() % 3 {
                 case 0: errors[i].0 = Self.paths[Int(random.next() % UInt64(Self.paths.count))]
-                case 1: errors[i].1 = Int(random.next() % UInt64(Self.labels.count))
+                case 1: errors[i].1 = Int(random.next() % UInt64(Self.kinds.count))
                 default: errors[i].2 = Self.messages[Int(random.next() % UInt64(Self.messages.count))]
                 }
             }
-            records.append((random.next() % 50 == 0 ? "other.ndjson" : "in\u{7}.ndjson", line, errors))
+            let report: Report = switch random.next() % 16 {
+            case 0: .syntax
+            case 1: .noOutput
+            case 2, 3: .warnings
+            default: .mapping
+            }
+            records.append((random.next() % 50 == 0 ? "other.ndjson" : "in\u{7}.ndjson", line, report, errors))
+        }
+        /// Each line a record's report says: its path, label and message.
+        func lines(_ record: (name: String, line: Int, report: Report, errors: [(JSONPath, Int, String)]))
+            -> [(JSONPath, String, String)] {
+            switch record.report {
+            case .syntax: return [(.root, "invalid JSON: ", record.errors.first?.2 ?? "")]
+            case .noOutput: return [(.root, "", "the mapper produced no output for this record")]
+            case .warnings: return record.errors.map { ($0.0, "warning: ", $0.2) }
+            case .mapping:
+                return record.errors.filter { Self.kinds[$0.1].isFatal }
+                    .map { ($0.0, Self.kinds[$0.1].code == .syntax ? "invalid JSON: " : "", $0.2) }
+            }
         }
         for colour in [false, true] {
             let copied = try Self.written(colour: colour) { console in
                 for record in records {
-                    console.recordMessages(input: record.name, line: record.line) { message in
-                        for e in record.errors { message(e.0, Self.labels[e.1], e.2) }
+                    let errors = record.errors.map {
+                        MapError(Self.kinds[$0.1].code, $0.2, isFatal: Self.kinds[$0.1].isFatal, sourcePath: $0.0)
+                    }
+                    switch record.report {
+                    case .syntax:
+                        let failure = RecordFailure.syntax(JSONSyntaxError(byteOffset: 0, message: record.errors.first?.2 ?? ""))
+                        console.recordMessages(input: record.name, line: record.line, failure: failure)
+                    case .noOutput:
+                        console.recordMessages(input: record.name, line: record.line,
+                                               failure: .noOutput(warnings: errors.map { var w = $0; w.isFatal = false; return w }))
+                    case .warnings: console.recordMessages(input: record.name, line: record.line, warnings: errors)
+                    case .mapping: console.recordMessages(input: record.name, line: record.line, failure: .mapping(errors))
                     }
                 }
             }
             let whole = try Self.written(colour: colour) { console in
                 for record in records {
-                    for e in record.errors {
-                        let label = Self.labels[e.1].description
+                    for (path, label, message) in lines(record) {
                         if colour {
                             // (Colour: each line put together here, its pieces escaped by the rule's reference.)
-                            console.write(Self.colouredLine(name: record.name, line: record.line, source: e.0, label: label,
-                                                            message: e.2))
+                            console.write(Self.colouredLine(name: record.name, line: record.line, source: path, label: label,
+                                                            message: message))
                         } else {
-                            console.error(e.0.isRoot ? "\(record.name):\(record.line): \(label)\(e.2)"
-                                                     : "\(record.name):\(record.line): \(e.0.pointer): \(label)\(e.2)")
+                            console.error(path.isRoot ? "\(record.name):\(record.line): \(label)\(message)"
+                                                      : "\(record.name):\(record.line): \(path.pointer): \(label)\(message)")
                         }
                     }
                 }

@@ -178,7 +178,7 @@ struct JSONLayerTests {
         #expect(written == 0 && consumed == 0)
     }
 
-    /// A rejects line's pointers (`writePointer`) are the pointers' strings as `writeString` writes them: keys with
+    /// A rejects line's pointers (`appendPointer`) are the pointers' strings as `writeString` writes them: keys with
     /// nothing to escape copied as they are, the others escaped as a pointer (`~0`, `~1`) and then as JSON.
     @Test func pointersWrittenAsTheirStrings() {
         let keys = ["", "id", "user", "a/b", "m~n", "~/", "quote\"d", "back\\slash", "ctl\u{1}\u{1F}", "é😀", "tab\there/~x",
@@ -190,10 +190,30 @@ struct JSONLayerTests {
         }
         for path in paths {
             var direct = JSONWriter()
-            direct.writePointer(path)
+            direct.appendPointer(path)
             var reference = JSONWriter()
             reference.writeString(path.pointer)
             #expect(direct.bytes == reference.bytes, "\(path.components)")
+            var buffer = ByteBuffer(capacity: 16)  // (the rejects file's destination, grown on the way)
+            buffer.appendPointer(path)
+            #expect(Array(buffer.bytes) == reference.bytes, "\(path.components)")
+            buffer.deallocate()
+        }
+    }
+
+    /// `appendDecimal`, the protocol's (any destination) and the byte buffer's own, write what `String(n)` does.
+    @Test func decimalsAsTheirStrings() {
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 101, 1_234_567_890_123, .max, .min, .max - 1, .min + 1]
+        var scale: Int64 = 1
+        for _ in 0..<18 { scale *= 10; values += [scale - 1, scale, -scale, -(scale - 1)] }
+        for n in values {
+            var writer = JSONWriter()
+            writer.appendDecimal(n)
+            var buffer = ByteBuffer(capacity: 16)
+            buffer.appendDecimal(n)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == String(n))
+            #expect(String(decoding: buffer.bytes, as: UTF8.self) == String(n))
+            buffer.deallocate()
         }
     }
 

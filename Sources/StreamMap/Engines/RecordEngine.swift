@@ -47,14 +47,31 @@ public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
     /// Calls `body` with every error of `allErrors`, in the same order, without gathering them in an array: for a
     /// reporter that writes them as they come.
     public func forEachError(_ body: (MapError) throws -> Void) rethrows {
+        if let lead = leadingError { try body(lead) }
+        for e in listedErrors { try body(e) }
+    }
+
+    /// The error `allErrors` starts with when the failure is not a list of the mapper's: a syntax error as a `syntax`
+    /// error at the root, a mapper that produced nothing as a `required` one; nil for `mapping`.
+    package var leadingError: MapError? {
         switch self {
-        case .syntax(let e):
-            try body(MapError(.syntax, e.message))
-        case .mapping(let errors):
-            for e in errors { try body(e) }
-        case .noOutput(let warnings):
-            try body(MapError(.required, "the mapper produced no output for this record"))
-            for w in warnings { try body(w) }
+        case .syntax(let e): return MapError(.syntax, e.message)
+        case .mapping: return nil
+        case .noOutput: return MapError(.required, "the mapper produced no output for this record")
+        }
+    }
+
+    /// The errors `allErrors` lists after `leadingError`: the mapper's errors, or the warnings of a mapper that
+    /// produced nothing. A reporter reads them in place — `for i in errors.indices`, each `errors[i]` passed whole
+    /// to a function — rather than copying each one (`for e in`, or a closure's argument: three references
+    /// retained and released per error).
+    package var listedErrors: [MapError] {
+        @inline(__always) get {
+            switch self {
+            case .syntax: return []
+            case .mapping(let errors): return errors
+            case .noOutput(let warnings): return warnings
+            }
         }
     }
 

@@ -138,6 +138,8 @@ protocol ByteAppending {
     mutating func appendLiteral(_ word: UInt64, count: Int)
     /// `"`, the bytes as they are, `"`.
     mutating func appendQuoted(_ raw: UnsafeRawBufferPointer)
+    /// An integer's decimal digits, `-` first when negative.
+    mutating func appendDecimal(_ n: Int64)
 }
 
 extension ByteAppending {
@@ -152,6 +154,20 @@ extension ByteAppending {
     }
 
     mutating func appendNull() { appendLiteral(0x6C6C_756E, count: 4) }
+
+    mutating func appendDecimal(_ n: Int64) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var v = n.magnitude
+            var i = 20
+            repeat {
+                i -= 1
+                digits[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+            } while v != 0
+            if n < 0 { append(UInt8(ascii: "-")) }
+            append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[i...]))
+        }
+    }
 
     mutating func appendBool(_ b: Bool) {
         if b { appendLiteral(0x6575_7274, count: 4) } else { appendLiteral(0x65_736C_6166, count: 5) }

@@ -31,74 +31,102 @@ public struct RejectWriter: Sendable {
         record: UnsafeRawBufferPointer, totalBytes: Int, at location: RecordLocation, failure: RecordFailure,
         into w: inout JSONWriter
     ) {
-        func key(_ text: StaticString) { text.withUTF8Buffer { w.writeRaw(UnsafeRawBufferPointer($0)) } }
-        key(#"{"line":"#)
-        w.writeNumber(JSONNumber(location.line))
+        w.writeRaw(UInt8(ascii: "{"))
+        writeMembers(record: record, totalBytes: totalBytes, at: location, failure: failure, into: &w)
+    }
+
+    /// The line after its `{`: its members and the closing `}` (the rejects file writes its `"input"` member first).
+    /// Each error is read where it is, not copied; each piece goes straight into `out`.
+    func writeMembers<Out: ByteAppending>(
+        record: UnsafeRawBufferPointer, totalBytes: Int, at location: RecordLocation, failure: RecordFailure,
+        into out: inout Out
+    ) {
+        func key(_ text: StaticString) { text.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) } }
+        key(#""line":"#)
+        out.appendDecimal(Int64(location.line))
         key(#","offset":"#)
-        w.writeNumber(JSONNumber(location.byteOffset))
+        out.appendDecimal(Int64(location.byteOffset))
         key(#","errors":["#)
-        var first = true
-        failure.forEachError { e in
-            key(first ? #"{"code":"# : #",{"code":"#)
-            first = false
-            w.writeString(e.code.rawValue)
-            key(#","fatal":"#)
-            w.writeBool(e.isFatal)
-            key(#","source":"#)
-            w.writePointer(e.sourcePath)
-            key(#","destination":"#)
-            w.writePointer(e.destinationPath)
-            key(#","message":"#)
-            w.writeString(e.message)
-            w.writeRaw(UInt8(ascii: "}"))
-        }
-        w.writeRaw(UInt8(ascii: "]"))
+        let lead = failure.leadingError
+        if let lead { Self.write(lead, first: true, into: &out) }
+        let errors = failure.listedErrors
+        for i in errors.indices { Self.write(errors[i], first: i == 0 && lead == nil, into: &out) }
+        out.append(UInt8(ascii: "]"))
         if redactRecord {
             key(#","recordBytes":"#)
-            w.writeNumber(JSONNumber(totalBytes))
+            out.appendDecimal(Int64(totalBytes))
         } else {
             let cut = min(record.count, totalBytes, maximumRecordBytes)
             key(#","record":"#)
             let kept = UnsafeRawBufferPointer(rebasing: record[..<cut])
             if kept.isEmpty || cjsonscan_valid_utf8(kept.baseAddress!.assumingMemoryBound(to: UInt8.self), kept.count) != 0 {
-                w.writeString(utf8: kept)  // (valid UTF-8: the text as it is, without a String made of it first)
+                JSONEscaping.writeString(kept, to: &out)  // (valid UTF-8: the text as it is, without a String made of it first)
             } else {
-                w.writeString(String(decoding: kept, as: UTF8.self))  // (each bad sequence becomes U+FFFD)
+                out.appendString(String(decoding: kept, as: UTF8.self))  // (each bad sequence becomes U+FFFD)
             }
             if cut < totalBytes { key(#","truncated":true"#) }
         }
-        w.writeRaw(UInt8(ascii: "}"))
+        out.append(UInt8(ascii: "}"))
     }
 }
 
-extension JSONWriter {
-    /// `writeString(path.pointer)`, without making the pointer's string: a key that needs neither a pointer's
-    /// escape (`~`, `/`) nor a JSON one is written as it is (a rejects line has two pointers per error).
-    mutating func writePointer(_ path: JSONPath) {
-        writeRaw(UInt8(ascii: "\""))
+extension RejectWriter {
+    /// One error of a line's list, after a comma unless `first`. (Lent, not copied: see `RecordFailure.listedErrors`.)
+    @inline(never)
+    private static func write<Out: ByteAppending>(_ e: borrowing MapError, first: Bool, into out: inout Out) {
+        func key(_ text: StaticString) { text.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) } }
+        key(first ? #"{"code":"# : #",{"code":"#)
+        out.appendQuotedName(e.code.rawValue)
+        key(e.isFatal ? #","fatal":true,"source":"# : #","fatal":false,"source":"#)
+        out.appendPointer(e.sourcePath)
+        key(#","destination":"#)
+        out.appendPointer(e.destinationPath)
+        key(#","message":"#)
+        out.appendStringInPlace(e.message)
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+extension ByteAppending {
+    /// A path as a JSON string of its pointer, without making the pointer's string: a key that needs neither a
+    /// pointer's escape (`~`, `/`) nor a JSON one is written as it is (a rejects line has two pointers per error).
+    mutating func appendPointer(_ path: JSONPath) {
+        append(UInt8(ascii: "\""))
         path.components.withUnsafeBufferPointer { steps in
             for i in steps.indices {
-                writeRaw(UInt8(ascii: "/"))
+                append(UInt8(ascii: "/"))
                 switch steps[i] {
                 case .index(let index):
-                    writeNumber(JSONNumber(index))
+                    appendDecimal(Int64(index))
                 case .key(let key):
                     let plain: Bool? = key.utf8.withContiguousStorageIfAvailable { text in
                         let raw = UnsafeRawBufferPointer(text)
                         guard JSONEscaping.firstToEscape(raw, from: 0) == raw.count,
                               !text.contains(UInt8(ascii: "~")), !text.contains(UInt8(ascii: "/")) else { return false }
-                        writeRaw(raw)
+                        append(raw)
                         return true
                     }
                     if plain != true {
                         // (The step as the pointer writes it, JSON-escaped, without its slash and quotes.)
                         var step = JSONWriter()
                         step.writeString(String(JSONPath([.key(key)]).pointer.dropFirst()))
-                        writeRaw(Array(step.bytes.dropFirst().dropLast()))
+                        step.bytes.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0.dropFirst().dropLast())) }
                     }
                 }
             }
         }
-        writeRaw(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
+    }
+
+    /// `appendString`, reading a native string's bytes where they are (no copy of the string to make them so).
+    mutating func appendStringInPlace(_ text: String) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { JSONEscaping.writeString(UnsafeRawBufferPointer($0), to: &self) }
+        if done == nil { appendString(text) }
+    }
+
+    /// A name that needs no escape (an error code), quoted.
+    mutating func appendQuotedName(_ name: String) {
+        let done: Void? = name.utf8.withContiguousStorageIfAvailable { appendQuoted(UnsafeRawBufferPointer($0)) }
+        if done == nil { appendString(name) }
     }
 }

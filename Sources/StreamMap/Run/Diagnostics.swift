@@ -95,36 +95,63 @@ package final class Console {
     /// Places of a record's list whose ends are kept (the rest are written each time).
     private static let keptEnds = 32
 
-    /// The messages about a record, one line each in order — `streammap: NAME:LINE: /pointer: LABELmessage`,
-    /// without `/pointer: ` at the root: the same bytes as `error("\(name):\(line): \(source.pointer): \(label)\(message)")`
-    /// for each, written straight into the buffer (the pointer, the line's digits and the escaping done on bytes, no
-    /// string built), because a run can report millions of them. `messages` calls its argument with each message's
-    /// path, label and text. The location is written once; the end of a line is copied from the last one written at
-    /// the same place of a record's list when it says the same (`WrittenEnd`).
-    package func recordMessages(input name: String, line: Int,
-                                _ messages: ((JSONPath, StaticString, String) -> Void) -> Void) {
+    /// The messages about a rejected record, one line for each fatal error of `failure` in order —
+    /// `streammap: NAME:LINE: /pointer: LABELmessage`, without `/pointer: ` at the root, the label `invalid JSON: `
+    /// for a syntax error and none for the others: the same bytes as
+    /// `error("\(name):\(line): \(source.pointer): \(label)\(message)")` for each, written straight into the buffer
+    /// (the pointer, the line's digits and the escaping done on bytes, no string built), because a run can report
+    /// millions of them. The location is written once; the end of a line is copied from the last one written at the
+    /// same place of a record's list when it says the same (`WrittenEnd`). The errors are read where they are
+    /// (`RecordFailure.listedErrors`), not copied.
+    package func recordMessages(input name: String, line: Int, failure: RecordFailure) {
         clearProgress()
-        var place = 0
-        var head = 0..<0  // this record's `NAME:LINE: `, where it was first written in `pending`
-        messages { source, label, message in
-            if place == 0 {
-                let start = pending.count
-                appendHead(input: name, line: line)
-                head = start..<pending.count
-            } else {
-                // (`pending` is not flushed within a record, so the head is still where it was written.)
-                pending.reserve(head.count)
-                pending.end.update(from: pending.base + head.lowerBound, count: head.count)
-                pending.end += head.count
-            }
-            if place < Self.keptEnds {
-                appendKeptEnd(place, source: source, label: label, message: message)
-            } else {
-                Self.appendRecordMessageEnd(to: &pending, source: source, label: label, message: message, colour: colour)
-            }
-            place += 1
+        var place = RecordMessagePlace()
+        if let lead = failure.leadingError { appendRecordMessage(lead, label: nil, at: &place, input: name, line: line) }
+        let errors = failure.listedErrors
+        for i in errors.indices where errors[i].isFatal {
+            appendRecordMessage(errors[i], label: nil, at: &place, input: name, line: line)
         }
         if immediate || pending.count >= Self.blockSize { flush() }
+    }
+
+    /// `recordMessages` for a mapped record's warnings: every one, labelled `warning: `.
+    package func recordMessages(input name: String, line: Int, warnings: [MapError]) {
+        clearProgress()
+        var place = RecordMessagePlace()
+        for i in warnings.indices { appendRecordMessage(warnings[i], label: "warning: ", at: &place, input: name, line: line) }
+        if immediate || pending.count >= Self.blockSize { flush() }
+    }
+
+    /// Where a record's next message goes: its place in the record's list, and the record's `NAME:LINE: ` where it
+    /// was first written in `pending` (not flushed within a record, so still there for the next lines).
+    private struct RecordMessagePlace {
+        var index = 0
+        var head = 0..<0
+    }
+
+    /// One line of a record's messages: `error` at `place`, labelled `label` (nil: `invalid JSON: ` for a syntax
+    /// error, none for the others). (Not inlined: a call lends `error` where it is, and its fields with it, where
+    /// the inlined code copied them.)
+    @inline(never)
+    private func appendRecordMessage(_ error: borrowing MapError, label: StaticString?, at place: inout RecordMessagePlace,
+                                     input name: String, line: Int) {
+        if place.index == 0 {
+            let start = pending.count
+            appendHead(input: name, line: line)
+            place.head = start..<pending.count
+        } else {
+            pending.reserve(place.head.count)
+            pending.end.update(from: pending.base + place.head.lowerBound, count: place.head.count)
+            pending.end += place.head.count
+        }
+        let label = label ?? (error.code == .syntax ? "invalid JSON: " : "")
+        if place.index < Self.keptEnds {
+            appendKeptEnd(place.index, source: error.sourcePath, label: label, message: error.message)
+        } else {
+            Self.appendRecordMessageEnd(to: &pending, source: error.sourcePath, label: label, message: error.message,
+                                        colour: colour)
+        }
+        place.index += 1
     }
 
     /// `streammap: NAME:LINE: `, bold on a terminal.

@@ -43,7 +43,7 @@ package enum StopReason: Equatable {
 package final class CommandOutput: RecordPipelineOutput {
     package let settings: RunSettings
     @exclusivity(unchecked) package var file: RecordWriter
-    @exclusivity(unchecked) package var rejects: RejectsFile?
+    package let rejects: RejectsFile?
     package let console: Console
     @exclusivity(unchecked) package var stats = RunStats()
     @exclusivity(unchecked) package var stop: StopReason?
@@ -72,9 +72,7 @@ package final class CommandOutput: RecordPipelineOutput {
         if !warnings.isEmpty {
             stats.noteWarnings(warnings)
             if settings.showWarnings {
-                console.recordMessages(input: input, line: location.line) { message in
-                    for w in warnings { message(w.sourcePath, "warning: ", w.message) }
-                }
+                console.recordMessages(input: input, line: location.line, warnings: warnings)
             }
         }
         return flushIfFull()
@@ -85,17 +83,12 @@ package final class CommandOutput: RecordPipelineOutput {
         stats.recordsIn += 1
         stats.recordsRejected += 1
         stats.noteRejection(failure)
-        if rejects != nil {
-            // In place: a copy of `rejects` would share, and so copy at the first write, its whole buffer.
-            let result = rejects!.add(input: input, location: location, record: record, totalBytes: totalBytes, failure: failure)
-            if case .failed(let code) = result { rejectsWriteFailed(rejects!.file.name, code) }
+        if let rejects {
+            let result = rejects.add(input: input, location: location, record: record, totalBytes: totalBytes, failure: failure)
+            if case .failed(let code) = result { rejectsWriteFailed(rejects.file.name, code) }
         } else if !settings.quiet {
             // Written by the console piece by piece: no report, no pointer string, no message string per line.
-            console.recordMessages(input: input, line: location.line) { message in
-                failure.forEachError { e in
-                    if e.isFatal { message(e.sourcePath, e.code == .syntax ? "invalid JSON: " : "", e.message) }
-                }
-            }
+            console.recordMessages(input: input, line: location.line, failure: failure)
         }
         if stop == nil {
             if settings.onError == .fail {
@@ -208,9 +201,8 @@ package struct MapRun {
         }
         pipeline.finish()
         if output.stop != .outputClosed && output.stop != .outputFailed { output.finish() }
-        if var r = output.rejects {
+        if let r = output.rejects {
             if case .failed(let code) = r.flush() { output.rejectsWriteFailed(r.file.name, code) }
-            output.rejects = r
         }
         console.clearProgress()
         if let watch = output.settings.pathWatch, !output.settings.quiet {
