@@ -133,9 +133,12 @@ import Testing
             while errors.count < count { errors.append((.root, 0, "")) }
             errors.removeLast(errors.count - count)
             for i in errors.indices where random.next() % 3 == 0 {
-                switch random.next() % 3 {
+                switch random.next() % 4 {
                 case 0: errors[i].0 = Self.paths[Int(random.next() % UInt64(Self.paths.count))]
                 case 1: errors[i].1 = Int(random.next() % UInt64(Self.kinds.count))
+                case 2:  // The same path and message, made anew (equal, in other storage).
+                    errors[i].0 = JSONPath(Array(errors[i].0.components))
+                    errors[i].2 = String(decoding: Array(errors[i].2.utf8), as: UTF8.self)
                 default: errors[i].2 = Self.messages[Int(random.next() % UInt64(Self.messages.count))]
                 }
             }

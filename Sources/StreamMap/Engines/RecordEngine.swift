@@ -62,16 +62,14 @@ public enum RecordFailure: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The errors `allErrors` lists after `leadingError`: the mapper's errors, or the warnings of a mapper that
-    /// produced nothing. A reporter reads them in place — `for i in errors.indices`, each `errors[i]` passed whole
-    /// to a function — rather than copying each one (`for e in`, or a closure's argument: three references
-    /// retained and released per error).
+    /// produced nothing. A reporter that writes many reads them through `withUnsafeBufferPointer`, passing each
+    /// error's place: an error passed by value (to a closure, or to a function that is not inlined, `borrowing` or
+    /// not) is copied on its way, its paths and message retained and released.
     package var listedErrors: [MapError] {
-        @inline(__always) get {
-            switch self {
-            case .syntax: return []
-            case .mapping(let errors): return errors
-            case .noOutput(let warnings): return warnings
-            }
+        switch self {
+        case .syntax: return []
+        case .mapping(let errors): return errors
+        case .noOutput(let warnings): return warnings
         }
     }
 

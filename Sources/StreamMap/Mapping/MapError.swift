@@ -78,6 +78,30 @@ public struct MapError: Error, Hashable, Sendable, CustomStringConvertible {
         return sourcePath.isRoot ? label + message : "\(sourcePath.pointer): \(label)\(message)"
     }
 
+    /// Whether the errors at `a` and `b` are one error: the same code and flags, and their paths and message in the
+    /// same storage (or, for a short message, the same inline bytes) — read where they are, without a copy (which
+    /// retains three references). A run's repeated error (the same field absent, record after record) is a copy
+    /// of one error, so this finds it; false says nothing, as equal errors can hold equal text in different storage.
+    /// Both must be alive (then the same storage cannot have been freed and reused in between).
+    static func sameError(_ a: UnsafePointer<MapError>, _ b: UnsafePointer<MapError>) -> Bool {
+        guard a.pointee.code == b.pointee.code, a.pointee.isFatal == b.pointee.isFatal,
+              a.pointee.standsInForAbsent == b.pointee.standsInForAbsent else { return false }
+        let x = UnsafeRawPointer(a), y = UnsafeRawPointer(b)
+        func word(_ offset: Int) -> Bool {
+            x.load(fromByteOffset: offset, as: UInt64.self) == y.load(fromByteOffset: offset, as: UInt64.self)
+        }
+        let o = offsets
+        return word(o.source) && word(o.destination) && word(o.message) && word(o.message + 8)
+    }
+
+    /// Where `sameError` compares bits: the places of the paths (one word each: their arrays) and of the message
+    /// (two words) in a `MapError`.
+    private static let offsets: (source: Int, destination: Int, message: Int) = {
+        precondition(MemoryLayout<JSONPath>.size == 8 && MemoryLayout<String>.size == 16, "paths of one word, strings of two")
+        return (MemoryLayout<MapError>.offset(of: \.sourcePath)!, MemoryLayout<MapError>.offset(of: \.destinationPath)!,
+                MemoryLayout<MapError>.offset(of: \.message)!)
+    }()
+
     func prefixed(source: JSONPath, destination: JSONPath) -> MapError {
         var e = self
         e.sourcePath = sourcePath.prepending(source)

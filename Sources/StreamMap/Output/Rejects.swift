@@ -32,14 +32,15 @@ public struct RejectWriter: Sendable {
         into w: inout JSONWriter
     ) {
         w.writeRaw(UInt8(ascii: "{"))
-        writeMembers(record: record, totalBytes: totalBytes, at: location, failure: failure, into: &w)
+        writeMembers(record: record, totalBytes: totalBytes, at: location, failure: failure, into: &w, kept: nil)
     }
 
-    /// The line after its `{`: its members and the closing `}` (the rejects file writes its `"input"` member first).
-    /// Each error is read where it is, not copied; each piece goes straight into `out`.
+    /// The line after its `{`: its members and the closing `}` (the rejects file writes its `"input"` member first),
+    /// each piece straight into `out`. Each error is read where it is, not copied, and its object copied from `kept`
+    /// when it was the last one written at its place in a record's list.
     func writeMembers<Out: ByteAppending>(
         record: UnsafeRawBufferPointer, totalBytes: Int, at location: RecordLocation, failure: RecordFailure,
-        into out: inout Out
+        into out: inout Out, kept: WrittenErrors?
     ) {
         func key(_ text: StaticString) { text.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) } }
         key(#""line":"#)
@@ -47,10 +48,14 @@ public struct RejectWriter: Sendable {
         key(#","offset":"#)
         out.appendDecimal(Int64(location.byteOffset))
         key(#","errors":["#)
-        let lead = failure.leadingError
-        if let lead { Self.write(lead, first: true, into: &out) }
-        let errors = failure.listedErrors
-        for i in errors.indices { Self.write(errors[i], first: i == 0 && lead == nil, into: &out) }
+        var place = 0
+        if let lead = failure.leadingError {
+            withUnsafePointer(to: lead) { Self.write($0, place: 0, into: &out, kept: nil) }
+            place = 1
+        }
+        failure.listedErrors.withUnsafeBufferPointer { errors in
+            for i in errors.indices { Self.write(errors.baseAddress! + i, place: place + i, into: &out, kept: kept) }
+        }
         out.append(UInt8(ascii: "]"))
         if redactRecord {
             key(#","recordBytes":"#)
@@ -71,20 +76,76 @@ public struct RejectWriter: Sendable {
 }
 
 extension RejectWriter {
-    /// One error of a line's list, after a comma unless `first`. (Lent, not copied: see `RecordFailure.listedErrors`.)
-    @inline(never)
-    private static func write<Out: ByteAppending>(_ e: borrowing MapError, first: Bool, into out: inout Out) {
+    /// The error at `place` of a line's list, after a comma unless first: copied from `kept` if it holds that place's
+    /// object for the same error, else written (and kept).
+    private static func write<Out: ByteAppending>(_ e: UnsafePointer<MapError>, place: Int, into out: inout Out,
+                                                  kept: WrittenErrors?) {
+        if place > 0 { out.append(UInt8(ascii: ",")) }
+        guard let kept, place < WrittenErrors.places else { return writeObject(e, into: &out) }
+        out.append(kept.object(at: place, for: e))
+    }
+
+    /// `{"code":…,"fatal":…,"source":…,"destination":…,"message":…}`.
+    static func writeObject<Out: ByteAppending>(_ e: UnsafePointer<MapError>, into out: inout Out) {
         func key(_ text: StaticString) { text.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) } }
-        key(first ? #"{"code":"# : #",{"code":"#)
-        out.appendQuotedName(e.code.rawValue)
-        key(e.isFatal ? #","fatal":true,"source":"# : #","fatal":false,"source":"#)
-        out.appendPointer(e.sourcePath)
+        key(#"{"code":"#)
+        out.appendQuotedName(e.pointee.code.rawValue)
+        key(e.pointee.isFatal ? #","fatal":true,"source":"# : #","fatal":false,"source":"#)
+        out.appendPointer(e.pointee.sourcePath)
         key(#","destination":"#)
-        out.appendPointer(e.destinationPath)
+        out.appendPointer(e.pointee.destinationPath)
         key(#","message":"#)
-        out.appendStringInPlace(e.message)
+        out.appendStringInPlace(e.pointee.message)
         out.append(UInt8(ascii: "}"))
     }
+}
+
+/// The rejects lines' error objects as last written at each place of a record's list, with the error each was
+/// written from. A run that rejects many records mostly repeats their errors — the same field absent, record after
+/// record — so most objects are copied, not written again. An error is found by itself when it is a copy of the one
+/// kept (`MapError.sameError`: nothing reference counted), else by comparing the two.
+package final class WrittenErrors {
+    /// Places of a record's list whose objects are kept (the others are written each time).
+    static let places = 32
+    private struct Written {
+        var error: MapError
+        var bytes: ByteBuffer
+    }
+    private let written = UnsafeMutablePointer<Written>.allocate(capacity: WrittenErrors.places)
+    /// How many places have an object kept (places come in order from 0).
+    private var count = 0
+    /// Where a `Written` holds its error.
+    private static let errorOffset = MemoryLayout<Written>.offset(of: \.error)!
+
+    package init() {}
+
+    deinit {
+        for i in 0..<count { written[i].bytes.deallocate() }
+        written.deinitialize(count: count)
+        written.deallocate()
+    }
+
+    /// The object of error `e` at `place` (< `places`): the kept one if written from the same error, else `e`'s
+    /// written and kept. Valid until the next call.
+    func object(at place: Int, for e: UnsafePointer<MapError>) -> UnsafeRawBufferPointer {
+        let kept = written + place
+        if place < count {
+            let keptError = UnsafeRawPointer(kept).advanced(by: Self.errorOffset).assumingMemoryBound(to: MapError.self)
+            if MapError.sameError(keptError, e) || Self.equal(keptError.pointee, e.pointee) { return kept.pointee.bytes.bytes }
+            kept.pointee.error = e.pointee
+            kept.pointee.bytes.reset(keeping: 1024)  // (what a long message made it hold goes with the next one)
+        } else {
+            precondition(place == count, "places are kept in order")
+            kept.initialize(to: Written(error: e.pointee, bytes: ByteBuffer(capacity: 256)))
+            count += 1
+        }
+        RejectWriter.writeObject(e, into: &kept.pointee.bytes)
+        return kept.pointee.bytes.bytes
+    }
+
+    /// `a == b`, apart (the copies it makes stay in here).
+    @inline(never)
+    private static func equal(_ a: MapError, _ b: MapError) -> Bool { a == b }
 }
 
 extension ByteAppending {

@@ -82,11 +82,12 @@ package final class Console {
     /// The end of a record message as last written at each place of a record's list of errors: what it was written
     /// from, and its bytes (`/pointer: `, the label, the message escaped, the newline). A run that rejects many
     /// records mostly repeats their errors — the same field absent, record after record — so most ends are copied,
-    /// not escaped again. Compared by bytes (the label by its address: a miss at worst).
+    /// not escaped again. Found by the error itself when it is a copy of the one kept (`MapError.sameError`: no
+    /// reference counted), else by its path and message compared with the kept one's (the label by its address: a
+    /// miss at worst).
     private struct WrittenEnd {
-        var source: JSONPath
+        var error: MapError
         var label: UnsafePointer<UInt8>
-        var message: String
         var bytes: ByteBuffer
     }
     /// The kept ends, by place (`keptEnds` of room; the first `endCount` made).
@@ -106,10 +107,13 @@ package final class Console {
     package func recordMessages(input name: String, line: Int, failure: RecordFailure) {
         clearProgress()
         var place = RecordMessagePlace()
-        if let lead = failure.leadingError { appendRecordMessage(lead, label: nil, at: &place, input: name, line: line) }
-        let errors = failure.listedErrors
-        for i in errors.indices where errors[i].isFatal {
-            appendRecordMessage(errors[i], label: nil, at: &place, input: name, line: line)
+        if let lead = failure.leadingError {
+            withUnsafePointer(to: lead) { appendRecordMessage($0, label: nil, at: &place, input: name, line: line) }
+        }
+        failure.listedErrors.withUnsafeBufferPointer { errors in
+            for i in errors.indices where errors[i].isFatal {
+                appendRecordMessage(errors.baseAddress! + i, label: nil, at: &place, input: name, line: line)
+            }
         }
         if immediate || pending.count >= Self.blockSize { flush() }
     }
@@ -118,7 +122,11 @@ package final class Console {
     package func recordMessages(input name: String, line: Int, warnings: [MapError]) {
         clearProgress()
         var place = RecordMessagePlace()
-        for i in warnings.indices { appendRecordMessage(warnings[i], label: "warning: ", at: &place, input: name, line: line) }
+        warnings.withUnsafeBufferPointer { warnings in
+            for i in warnings.indices {
+                appendRecordMessage(warnings.baseAddress! + i, label: "warning: ", at: &place, input: name, line: line)
+            }
+        }
         if immediate || pending.count >= Self.blockSize { flush() }
     }
 
@@ -130,10 +138,8 @@ package final class Console {
     }
 
     /// One line of a record's messages: `error` at `place`, labelled `label` (nil: `invalid JSON: ` for a syntax
-    /// error, none for the others). (Not inlined: a call lends `error` where it is, and its fields with it, where
-    /// the inlined code copied them.)
-    @inline(never)
-    private func appendRecordMessage(_ error: borrowing MapError, label: StaticString?, at place: inout RecordMessagePlace,
+    /// error, none for the others). `error` is read where it is: an error passed by value is copied on its way.
+    private func appendRecordMessage(_ error: UnsafePointer<MapError>, label: StaticString?, at place: inout RecordMessagePlace,
                                      input name: String, line: Int) {
         if place.index == 0 {
             let start = pending.count
@@ -144,12 +150,12 @@ package final class Console {
             pending.end.update(from: pending.base + place.head.lowerBound, count: place.head.count)
             pending.end += place.head.count
         }
-        let label = label ?? (error.code == .syntax ? "invalid JSON: " : "")
+        let label = label ?? (error.pointee.code == .syntax ? "invalid JSON: " : "")
         if place.index < Self.keptEnds {
-            appendKeptEnd(place.index, source: error.sourcePath, label: label, message: error.message)
+            appendKeptEnd(place.index, error: error, label: label)
         } else {
-            Self.appendRecordMessageEnd(to: &pending, source: error.sourcePath, label: label, message: error.message,
-                                        colour: colour)
+            Self.appendRecordMessageEnd(to: &pending, source: error.pointee.sourcePath, label: label,
+                                        message: error.pointee.message, colour: colour)
         }
         place.index += 1
     }
@@ -173,31 +179,42 @@ package final class Console {
         pending.append(UInt8(ascii: " "))
     }
 
-    /// The end of a record message at `place`: the last one there copied if it was written from the same path,
-    /// label and message, else written and kept.
-    private func appendKeptEnd(_ place: Int, source: JSONPath, label: StaticString, message: String) {
+    /// The end of a record message at `place`: the last one there copied if it was written from the same error, or
+    /// from one with the same path and message, with the same label; else written and kept.
+    private func appendKeptEnd(_ place: Int, error: UnsafePointer<MapError>, label: StaticString) {
         let kept = ends + place
-        if place < endCount, kept.pointee.label == label.utf8Start, kept.pointee.source == source,
-           bytesEqual(kept.pointee.message, message) {
-            pending.append(kept.pointee.bytes.bytes)
-            return
+        if place < endCount, kept.pointee.label == label.utf8Start {
+            let keptError = UnsafeRawPointer(kept).advanced(by: Self.errorOffset).assumingMemoryBound(to: MapError.self)
+            if MapError.sameError(keptError, error) || Self.sameEnd(keptError.pointee, error.pointee) {
+                pending.append(kept.pointee.bytes.bytes)
+                return
+            }
         }
         let start = pending.count
-        Self.appendRecordMessageEnd(to: &pending, source: source, label: label, message: message, colour: colour)
+        Self.appendRecordMessageEnd(to: &pending, source: error.pointee.sourcePath, label: label,
+                                    message: error.pointee.message, colour: colour)
         let written = UnsafeRawBufferPointer(rebasing: pending.bytes[start...])
         if place < endCount {
-            kept.pointee.source = source
+            kept.pointee.error = error.pointee
             kept.pointee.label = label.utf8Start
-            kept.pointee.message = message
             kept.pointee.bytes.reset(keeping: 1024)  // (what a long message made it hold goes with the next one)
             kept.pointee.bytes.append(written)
         } else if place == endCount {  // (places come in order from 0: a new one is the next)
             var bytes = ByteBuffer(capacity: written.count)
             bytes.append(written)
-            kept.initialize(to: WrittenEnd(source: source, label: label.utf8Start, message: message, bytes: bytes))
+            kept.initialize(to: WrittenEnd(error: error.pointee, label: label.utf8Start, bytes: bytes))
             endCount += 1
         }
     }
+
+    /// Whether two errors' ends say the same: the same path and the same message, byte for byte.
+    @inline(never)
+    private static func sameEnd(_ a: MapError, _ b: MapError) -> Bool {
+        a.sourcePath == b.sourcePath && bytesEqual(a.message, b.message)
+    }
+
+    /// Where a `WrittenEnd` holds its error.
+    private static let errorOffset = MemoryLayout<WrittenEnd>.offset(of: \.error)!
 
     /// The end of a record message: `/pointer: ` (none at the root), the label, the message escaped, a newline.
     private static func appendRecordMessageEnd(to out: inout ByteBuffer, source: JSONPath, label: StaticString, message: String,

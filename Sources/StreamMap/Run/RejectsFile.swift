@@ -10,6 +10,8 @@ package final class RejectsFile {
     private var buffer = ByteBuffer(capacity: 1 << 17)
     /// `{"input":"NAME",` for the input of the last line.
     private var head: (input: String, bytes: [UInt8]) = ("", [])
+    /// The errors' objects as last written (a run repeats its errors).
+    private let kept = WrittenErrors()
 
     package init(file: FileOutput, format: RejectWriter) {
         self.file = file
@@ -36,7 +38,7 @@ package final class RejectsFile {
             head = (input, w.bytes)
         }
         head.bytes.withUnsafeBytes { buffer.append($0) }
-        format.writeMembers(record: record, totalBytes: totalBytes, at: location, failure: failure, into: &buffer)
+        format.writeMembers(record: record, totalBytes: totalBytes, at: location, failure: failure, into: &buffer, kept: kept)
         buffer.append(0x0A)
         return buffer.count >= 1 << 16 ? flush() : .ok
     }
