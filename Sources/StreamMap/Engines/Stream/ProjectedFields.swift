@@ -34,11 +34,12 @@ final class ProjectedFields {
     }
 
     /// What a field's mapper makes of a value known in advance (absent, `null`, `true`, `false`): nothing, the
-    /// text `fixedTexts[start..<start + length]`, or errors or warnings (`fixedErrors[i]`, at the field's paths).
+    /// text `fixedTexts[start..<start + length]`, or errors or warnings (`fixedErrors[start..<start + count]`, at
+    /// the field's paths; `fatal`: one of them is).
     private enum Fixed {
         case omit
         case text(start: Int, length: Int)
-        case failure(Int)
+        case failure(start: Int, count: Int, fatal: Bool)
     }
 
     /// What became of a record.
@@ -92,7 +93,7 @@ final class ProjectedFields {
     }
     private let fixedTexts: [UInt8]
     /// The errors of the fixed results that have some, at their fields' paths.
-    private let fixedErrors: [[MapError]]
+    private let fixedErrors: [MapError]
     /// Per field, the paths its errors are placed at (`ObjectMapping.attach`): its source as keys, its destination.
     private let errorPaths: [(source: [JSONPath], destination: [JSONPath])]
     /// The slots of the objects on the fields' paths (each must be one object or absent).
@@ -139,14 +140,13 @@ final class ProjectedFields {
         var dates: [[DateSyntax]] = []
         var checks: [@Sendable (UnsafeRawBufferPointer) -> Bool] = []
         var fixedTexts: [UInt8] = []
-        var fixedErrors: [[MapError]] = []
+        var fixedErrors: [MapError] = []
         var errorPaths: [(source: [JSONPath], destination: [JSONPath])] = []
         func fixed(_ result: MapResult) -> Fixed {
             guard result.errors.isEmpty else {
-                var attached: [MapError] = []
-                Self.attach(result.errors, errorPaths[errorPaths.count - 1], to: &attached)
-                fixedErrors.append(attached)
-                return .failure(fixedErrors.count - 1)
+                let start = fixedErrors.count
+                let fatal = Self.attach(result.errors, errorPaths[errorPaths.count - 1], to: &fixedErrors)
+                return .failure(start: start, count: fixedErrors.count - start, fatal: fatal)
             }
             guard let value = result.value else { return .omit }
             var w = JSONWriter()
@@ -337,6 +337,7 @@ final class ProjectedFields {
     private func rejection(_ failed: UInt64, _ record: UnsafeRawBufferPointer) -> Outcome {
         var errors: [MapError] = []
         errors.reserveCapacity(failed.nonzeroBitCount + 2)
+        var fatal = false
         var rest = failed
         while rest != 0 {
             let f = rest.trailingZeroBitCount
@@ -351,26 +352,33 @@ final class ProjectedFields {
             case .value(let value):
                 let result = mappers[f].map(value)
                 guard !result.errors.isEmpty else { return .declined }
-                Self.attach(result.errors, errorPaths[f], to: &errors)
+                fatal = Self.attach(result.errors, errorPaths[f], to: &errors) || fatal
                 continue
             }
-            guard case .failure(let i) = fixed else { return .declined }
-            errors += fixedErrors[i]
+            guard case .failure(let start, let count, let isFatal) = fixed else { return .declined }
+            fatal = fatal || isFatal
+            // (One by one from the list's memory: a slice of it would retain the whole list, field after field.)
+            fixedErrors.withUnsafeBufferPointer { list in for i in start..<(start + count) { errors.append(list[i]) } }
         }
-        guard errors.contains(where: \.isFatal) else { return .declined }
+        guard fatal else { return .declined }
         rejected &+= 1
         return .rejected(errors)
     }
 
     /// A field's errors placed at its paths, as `ObjectMapping.map` places them (one source: focus 0), added to
     /// `all`.
+    /// Whether one of them is fatal.
+    @discardableResult
     private static func attach(_ errors: [MapError], _ paths: (source: [JSONPath], destination: [JSONPath]),
-                               to all: inout [MapError]) {
+                               to all: inout [MapError]) -> Bool {
+        var fatal = false
         for var e in errors {
+            fatal = fatal || e.isFatal
             e.sourcePath = ObjectMapping.attach(e.sourcePath, to: paths.source)
             e.destinationPath = ObjectMapping.attach(e.destinationPath, to: paths.destination)
             all.append(e)
         }
+        return fatal
     }
 
     /// A computed field's value: its expression on the scalars at its paths (nil: decline the record).
