@@ -39,6 +39,42 @@ struct RecordFilterTests {
         #expect(try !keeps("x < 5", #"{"y":1}"#))
     }
 
+    /// Integers of at most 18 digits are compared as machine integers (`NumberText.smallInteger`), the others by
+    /// their exact keys: the two must agree, at the 18/19-digit edge, with signs, `-0`, and literals and values
+    /// written with a fraction or an exponent (which take the exact path on either side).
+    @Test func integersComparedAsMachineIntegersAgreeWithExactValues() throws {
+        let texts = ["0", "-0", "1", "-1", "5", "5.0", "5e0", "50e-1", "4", "6", "-5", "17", "999999999999999999",
+                     "-999999999999999999", "1000000000000000000", "-1000000000000000000", "999999999999999998",
+                     "123456789012345678", "123456789012345679", "1234567890123456789", "1e18", "9.99999999999999999e17"]
+        var checked = 0
+        for literal in texts {
+            for op in ["==", "!=", "<", "<=", ">", ">="] {
+                let filter = try RecordFilter("x \(op) \(literal)")
+                for value in texts {
+                    let record = try JSONParser.parse(#"{"x":\#(value)}"#)
+                    // The exact reference: the value's and the literal's exact keys compared.
+                    let order = ExactDecimal.compare(ExactDecimal(value), ExactDecimal(literal))
+                    let expected: Bool = switch op {
+                    case "==": order == 0
+                    case "!=": order != 0
+                    case "<": order < 0
+                    case "<=": order <= 0
+                    case ">": order > 0
+                    default: order >= 0
+                    }
+                    #expect(filter.keeps(record) == expected, "x \(op) \(literal) on \(value)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 22 * 6 * 22)
+        #expect(NumberText.smallInteger("123456789012345678") == 123_456_789_012_345_678)
+        #expect(NumberText.smallInteger("-999999999999999999") == -999_999_999_999_999_999)
+        #expect(NumberText.smallInteger("1234567890123456789") == nil)
+        #expect(NumberText.smallInteger("5.0") == nil && NumberText.smallInteger("5e0") == nil)
+        #expect(NumberText.smallInteger("-") == nil && NumberText.smallInteger("") == nil)
+    }
+
     @Test func stringsCompareByCodePoints() throws {
         #expect(try keeps(#"type == "PushEvent""#, #"{"type":"PushEvent"}"#))
         #expect(try keeps(#"s > "z""#, #"{"s":"é"}"#))

@@ -29,7 +29,8 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         case equals(Literal)
         case notEquals(Literal)
         /// An order (`<`, `<=`, `>`, `>=`) against a number or a string: holds only for a value of the same kind.
-        case order(Comparison, ScalarKey)
+        /// `integer`: the literal's value when it is an integer of at most 18 digits (`NumberText.smallInteger`).
+        case order(Comparison, ScalarKey, integer: Int64?)
         /// Equal to one of these: the scalars looked up in a set, the containers compared one by one.
         case among(Set<ScalarKey>, containers: [JSONValue])
         /// Present (null included).
@@ -44,19 +45,54 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
             case .exists, .type: false
             }
         }
+
+        /// A comparison with an integer literal of at most 18 digits: the literal's value, for `holds(integer:)`.
+        var integerLiteral: Int64? {
+            switch self {
+            case .equals(let literal), .notEquals(let literal): literal.integer
+            case .order(_, _, let integer): integer
+            default: nil
+            }
+        }
+
+        /// `holds` for a value that is an integer of at most 18 digits, `value`, when `integerLiteral` is `literal`:
+        /// the two compared as machine integers, not as exact keys (made from text, in arrays, for any size).
+        func holds(integer value: Int64, literal: Int64) -> Bool {
+            switch self {
+            case .equals: value == literal
+            case .notEquals: value != literal
+            case .order(let comparison, _, _): comparison.holds(value < literal ? -1 : (value == literal ? 0 : 1))
+            default: false
+            }
+        }
     }
 
     /// A literal: its value, and its key when it is a scalar.
     struct Literal: Sendable, Equatable {
         let value: JSONValue
         let key: ScalarKey?
+        /// The value when it is an integer of at most 18 digits.
+        let integer: Int64?
         init(_ value: JSONValue) {
             self.value = value
             key = ScalarKey(value)
+            if case .number(let n) = value { integer = NumberText.smallInteger(n.text) } else { integer = nil }
         }
     }
 
-    enum Comparison: String, Sendable { case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
+    enum Comparison: String, Sendable {
+        case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+
+        /// Whether an order (-1, 0, 1: the value before, at or after the literal) satisfies the comparison.
+        func holds(_ order: Int) -> Bool {
+            switch self {
+            case .less: order < 0
+            case .lessOrEqual: order <= 0
+            case .greater: order > 0
+            case .greaterOrEqual: order >= 0
+            }
+        }
+    }
 
     /// Parses `text`; paths are split on `delimiter`. Throws the first syntax error, with its column.
     public init(_ text: String, delimiter: String = ".") throws(RecordFilterSyntaxError) {
@@ -97,6 +133,12 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
                         (read, key, keyed) = (v, k, made)
                     } else {
                         read = value(path)
+                    }
+                    // An integer compared with an integer literal, both of at most 18 digits: as machine integers.
+                    if let literal = test.integerLiteral, case .number(let n)? = read, let integer = NumberText.smallInteger(n.text) {
+                        values[path] = .read(read, key, keyed: keyed)
+                        stack.push(test.holds(integer: integer, literal: literal))
+                        continue
                     }
                     if test.comparesKeys && !keyed {
                         key = read.flatMap(ScalarKey.init)
@@ -177,18 +219,11 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
             guard let value else { return false }
             if let key { return scalars.contains(key) }
             return containers.contains { Self.equal(value, $0) }
-        case .order(let comparison, let literal):
-            let order: Int
+        case .order(let comparison, let literal, _):
             switch (key, literal) {
-            case (.number(let a)?, .number(let b)): order = ExactDecimal.compare(a, b)
-            case (.string(let a)?, .string(let b)): order = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+            case (.number(let a)?, .number(let b)): return comparison.holds(ExactDecimal.compare(a, b))
+            case (.string(let a)?, .string(let b)): return comparison.holds(a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1))
             default: return false
-            }
-            switch comparison {
-            case .less: return order < 0
-            case .lessOrEqual: return order <= 0
-            case .greater: return order > 0
-            case .greaterOrEqual: return order >= 0
             }
         }
     }
