@@ -75,6 +75,41 @@ struct RecordFilterTests {
         #expect(NumberText.smallInteger("-") == nil && NumberText.smallInteger("") == nil)
     }
 
+    /// Strings compared with a string literal on their bytes where they are agree with code point order, at
+    /// prefixes, across UTF-8's lengths (U+007F, U+0080, U+FFFF, U+10000: byte order is code point order, unlike
+    /// UTF-16's), with escapes and the empty string.
+    @Test func stringsComparedOnTheirBytesAgreeWithCodePointOrder() throws {
+        let texts = ["", "a", "ab", "abc", "b", "A", "\u{7F}", "\u{80}", "é", "e\u{301}", "\u{FFFF}", "\u{10000}", "😀",
+                     "quo\"te", "back\\slash", "tab\t", "\u{0}", String(repeating: "x", count: 40)]
+        func json(_ text: String) -> String {
+            var w = JSONWriter()
+            w.writeString(text)
+            return String(decoding: w.bytes, as: UTF8.self)
+        }
+        var checked = 0
+        for literal in texts {
+            for op in ["==", "!=", "<", "<=", ">", ">="] {
+                let filter = try RecordFilter("x \(op) \(json(literal))")
+                for value in texts {
+                    let record = try JSONParser.parse(#"{"x":\#(json(value))}"#)
+                    let a = value.unicodeScalars.map(\.value), b = literal.unicodeScalars.map(\.value)
+                    let order = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+                    let expected: Bool = switch op {
+                    case "==": order == 0
+                    case "!=": order != 0
+                    case "<": order < 0
+                    case "<=": order <= 0
+                    case ">": order > 0
+                    default: order >= 0
+                    }
+                    #expect(filter.keeps(record) == expected, "x \(op) \(json(literal)) on \(json(value))")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 18 * 6 * 18)
+    }
+
     @Test func stringsCompareByCodePoints() throws {
         #expect(try keeps(#"type == "PushEvent""#, #"{"type":"PushEvent"}"#))
         #expect(try keeps(#"s > "z""#, #"{"s":"é"}"#))

@@ -55,6 +55,28 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
             }
         }
 
+        /// A comparison with a string literal: the literal's UTF-8, for `holds(string:literal:)`.
+        var stringLiteral: [UInt8]? {
+            switch self {
+            case .equals(let literal), .notEquals(let literal):
+                if case .string(let bytes)? = literal.key { bytes } else { nil }
+            case .order(_, .string(let bytes), _): bytes
+            default: nil
+            }
+        }
+
+        /// `holds` for a string value, `value` its UTF-8, when `stringLiteral` is `literal`: compared where the
+        /// string holds its bytes (code point order is UTF-8's byte order), not through a key made for each record.
+        func holds(string value: UnsafeBufferPointer<UInt8>, literal: [UInt8]) -> Bool {
+            switch self {
+            case .equals: value.elementsEqual(literal)
+            case .notEquals: !value.elementsEqual(literal)
+            case .order(let comparison, _, _):
+                comparison.holds(value.lexicographicallyPrecedes(literal) ? -1 : (value.elementsEqual(literal) ? 0 : 1))
+            default: false
+            }
+        }
+
         /// `holds` for a value that is an integer of at most 18 digits, `value`, when `integerLiteral` is `literal`:
         /// the two compared as machine integers, not as exact keys (made from text, in arrays, for any size).
         func holds(integer value: Int64, literal: Int64) -> Bool {
@@ -138,6 +160,13 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
                     if let literal = test.integerLiteral, case .number(let n)? = read, let integer = NumberText.smallInteger(n.text) {
                         values[path] = .read(read, key, keyed: keyed)
                         stack.push(test.holds(integer: integer, literal: literal))
+                        continue
+                    }
+                    // A string compared with a string literal: on the string's bytes where they are.
+                    if case .string(let s)? = read, let literal = test.stringLiteral,
+                       let holds = s.utf8.withContiguousStorageIfAvailable({ test.holds(string: $0, literal: literal) }) {
+                        values[path] = .read(read, key, keyed: keyed)
+                        stack.push(holds)
                         continue
                     }
                     if test.comparesKeys && !keyed {
