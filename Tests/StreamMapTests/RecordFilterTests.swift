@@ -39,6 +39,33 @@ struct RecordFilterTests {
         #expect(try !keeps("x < 5", #"{"y":1}"#))
     }
 
+    /// Checks `x OP literal` for every operator and every pair of `texts` (JSON texts of a value) against `order`
+    /// of their indexes (-1, 0, 1: the value before, at or after the literal); returns how many were checked.
+    static func checkEveryComparison(_ texts: [String], order: (Int, Int) -> Int,
+                                     sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+        var checked = 0
+        for (l, literal) in texts.enumerated() {
+            for op in ["==", "!=", "<", "<=", ">", ">="] {
+                let filter = try RecordFilter("x \(op) \(literal)")
+                for (v, value) in texts.enumerated() {
+                    let o = order(v, l)
+                    let expected = switch op {
+                    case "==": o == 0
+                    case "!=": o != 0
+                    case "<": o < 0
+                    case "<=": o <= 0
+                    case ">": o > 0
+                    default: o >= 0
+                    }
+                    let record = try JSONParser.parse(#"{"x":\#(value)}"#)
+                    #expect(filter.keeps(record) == expected, "x \(op) \(literal) on \(value)", sourceLocation: sourceLocation)
+                    checked += 1
+                }
+            }
+        }
+        return checked
+    }
+
     /// Integers of at most 18 digits are compared as machine integers (`NumberText.smallInteger`), the others by
     /// their exact keys: the two must agree, at the 18/19-digit edge, with signs, `-0`, and literals and values
     /// written with a fraction or an exponent (which take the exact path on either side).
@@ -46,27 +73,8 @@ struct RecordFilterTests {
         let texts = ["0", "-0", "1", "-1", "5", "5.0", "5e0", "50e-1", "4", "6", "-5", "17", "999999999999999999",
                      "-999999999999999999", "1000000000000000000", "-1000000000000000000", "999999999999999998",
                      "123456789012345678", "123456789012345679", "1234567890123456789", "1e18", "9.99999999999999999e17"]
-        var checked = 0
-        for literal in texts {
-            for op in ["==", "!=", "<", "<=", ">", ">="] {
-                let filter = try RecordFilter("x \(op) \(literal)")
-                for value in texts {
-                    let record = try JSONParser.parse(#"{"x":\#(value)}"#)
-                    // The exact reference: the value's and the literal's exact keys compared.
-                    let order = ExactDecimal.compare(ExactDecimal(value), ExactDecimal(literal))
-                    let expected: Bool = switch op {
-                    case "==": order == 0
-                    case "!=": order != 0
-                    case "<": order < 0
-                    case "<=": order <= 0
-                    case ">": order > 0
-                    default: order >= 0
-                    }
-                    #expect(filter.keeps(record) == expected, "x \(op) \(literal) on \(value)")
-                    checked += 1
-                }
-            }
-        }
+        // The exact reference: the value's and the literal's exact keys compared.
+        let checked = try Self.checkEveryComparison(texts) { ExactDecimal.compare(ExactDecimal(texts[$0]), ExactDecimal(texts[$1])) }
         #expect(checked == 22 * 6 * 22)
         #expect(NumberText.smallInteger("123456789012345678") == 123_456_789_012_345_678)
         #expect(NumberText.smallInteger("-999999999999999999") == -999_999_999_999_999_999)
@@ -79,33 +87,16 @@ struct RecordFilterTests {
     /// prefixes, across UTF-8's lengths (U+007F, U+0080, U+FFFF, U+10000: byte order is code point order, unlike
     /// UTF-16's), with escapes and the empty string.
     @Test func stringsComparedOnTheirBytesAgreeWithCodePointOrder() throws {
-        let texts = ["", "a", "ab", "abc", "b", "A", "\u{7F}", "\u{80}", "é", "e\u{301}", "\u{FFFF}", "\u{10000}", "😀",
-                     "quo\"te", "back\\slash", "tab\t", "\u{0}", String(repeating: "x", count: 40)]
-        func json(_ text: String) -> String {
+        let strings = ["", "a", "ab", "abc", "b", "A", "\u{7F}", "\u{80}", "é", "e\u{301}", "\u{FFFF}", "\u{10000}", "😀",
+                       "quo\"te", "back\\slash", "tab\t", "\u{0}", String(repeating: "x", count: 40)]
+        let texts = strings.map { text in
             var w = JSONWriter()
             w.writeString(text)
             return String(decoding: w.bytes, as: UTF8.self)
         }
-        var checked = 0
-        for literal in texts {
-            for op in ["==", "!=", "<", "<=", ">", ">="] {
-                let filter = try RecordFilter("x \(op) \(json(literal))")
-                for value in texts {
-                    let record = try JSONParser.parse(#"{"x":\#(json(value))}"#)
-                    let a = value.unicodeScalars.map(\.value), b = literal.unicodeScalars.map(\.value)
-                    let order = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
-                    let expected: Bool = switch op {
-                    case "==": order == 0
-                    case "!=": order != 0
-                    case "<": order < 0
-                    case "<=": order <= 0
-                    case ">": order > 0
-                    default: order >= 0
-                    }
-                    #expect(filter.keeps(record) == expected, "x \(op) \(json(literal)) on \(json(value))")
-                    checked += 1
-                }
-            }
+        let checked = try Self.checkEveryComparison(texts) { value, literal in
+            let a = strings[value].unicodeScalars.map(\.value), b = strings[literal].unicodeScalars.map(\.value)
+            return a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
         }
         #expect(checked == 18 * 6 * 18)
     }

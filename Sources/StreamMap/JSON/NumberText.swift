@@ -43,19 +43,19 @@ public enum NumberText {
     }
 
     /// The value of an integer lexeme of at most 18 digits (`-?[0-9]{1,18}`, as JSON writes integers), read
-    /// without allocating; nil for any other text. Such values, and their differences, fit an `Int64`.
-    static func smallInteger(_ text: String) -> Int64? {
-        let value: Int64?? = text.utf8.withContiguousStorageIfAvailable { bytes -> Int64? in
+    /// without allocating; nil for any other text. Such values, their sums and their differences fit a 64-bit `Int`.
+    static func smallInteger(_ text: String) -> Int? {
+        let value: Int?? = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
             var i = 0
             let negative = bytes.first == UInt8(ascii: "-")
             if negative { i = 1 }
             let digits = bytes.count - i
             guard digits >= 1, digits <= 18 else { return nil }
-            var v: Int64 = 0
+            var v = 0
             while i < bytes.count {
                 let d = bytes[i] &- UInt8(ascii: "0")
                 guard d < 10 else { return nil }
-                v = v &* 10 &+ Int64(d)
+                v = v &* 10 &+ Int(d)
                 i += 1
             }
             return negative ? -v : v

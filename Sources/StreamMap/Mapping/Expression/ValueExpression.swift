@@ -253,30 +253,12 @@ public struct ValueExpression: Sendable, Equatable, CustomStringConvertible {
     /// when it has more), half to even: decimal128's precision.
     public static let divisionDigits = 34
 
-    /// An integer lexeme of at most 18 digits (no fraction, no exponent) as an `Int`, else nil.
-    static func smallInteger(_ text: String) -> Int? {
-        var text = text
-        return text.withUTF8 { u -> Int? in
-            var i = u.first == UInt8(ascii: "-") ? 1 : 0
-            let negative = i == 1
-            guard u.count > i, u.count - i <= 18 else { return nil }
-            var v = 0
-            while i < u.count {
-                let d = u[i] &- UInt8(ascii: "0")
-                guard d < 10 else { return nil }
-                v = v &* 10 &+ Int(d)
-                i += 1
-            }
-            return negative ? -v : v
-        }
-    }
-
     static func arithmetic(_ op: Arithmetic, _ a: JSONValue, _ b: JSONValue) -> Result<JSONValue, OperandError> {
         switch (a, b) {
         case (.number(let x), .number(let y)):
             // Integers of up to 18 digits whose result fits an Int (nearly all counts and ids): machine arithmetic,
             // the same digits as the decimal path's (whose zero is "0" too); the rest, and `/`, exactly below.
-            if op != .divide, let i = Self.smallInteger(x.text), let j = Self.smallInteger(y.text) {
+            if op != .divide, let i = NumberText.smallInteger(x.text), let j = NumberText.smallInteger(y.text) {
                 let (r, overflow) = op == .add ? i.addingReportingOverflow(j)
                     : op == .subtract ? i.subtractingReportingOverflow(j) : i.multipliedReportingOverflow(by: j)
                 if !overflow { return .success(.number(JSONNumber(r))) }

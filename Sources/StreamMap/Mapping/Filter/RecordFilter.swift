@@ -30,7 +30,7 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         case notEquals(Literal)
         /// An order (`<`, `<=`, `>`, `>=`) against a number or a string: holds only for a value of the same kind.
         /// `integer`: the literal's value when it is an integer of at most 18 digits (`NumberText.smallInteger`).
-        case order(Comparison, ScalarKey, integer: Int64?)
+        case order(Comparison, ScalarKey, integer: Int?)
         /// Equal to one of these: the scalars looked up in a set, the containers compared one by one.
         case among(Set<ScalarKey>, containers: [JSONValue])
         /// Present (null included).
@@ -47,7 +47,7 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         }
 
         /// A comparison with an integer literal of at most 18 digits: the literal's value, for `holds(integer:)`.
-        var integerLiteral: Int64? {
+        var integerLiteral: Int? {
             switch self {
             case .equals(let literal), .notEquals(let literal): literal.integer
             case .order(_, _, let integer): integer
@@ -79,7 +79,7 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
 
         /// `holds` for a value that is an integer of at most 18 digits, `value`, when `integerLiteral` is `literal`:
         /// the two compared as machine integers, not as exact keys (made from text, in arrays, for any size).
-        func holds(integer value: Int64, literal: Int64) -> Bool {
+        func holds(integer value: Int, literal: Int) -> Bool {
             switch self {
             case .equals: value == literal
             case .notEquals: value != literal
@@ -94,7 +94,7 @@ public struct RecordFilter: Sendable, Equatable, CustomStringConvertible {
         let value: JSONValue
         let key: ScalarKey?
         /// The value when it is an integer of at most 18 digits.
-        let integer: Int64?
+        let integer: Int?
         init(_ value: JSONValue) {
             self.value = value
             key = ScalarKey(value)

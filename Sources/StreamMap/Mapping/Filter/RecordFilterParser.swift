@@ -183,7 +183,7 @@ struct RecordFilterParser: ExpressionScanning {
                 }
                 throw error(at: at, "\(op) compares numbers or strings, not \(what)")
             }
-            let integer: Int64? = if case .number(let n) = literal { NumberText.smallInteger(n.text) } else { nil }
+            let integer: Int? = if case .number(let n) = literal { NumberText.smallInteger(n.text) } else { nil }
             program.append(.test(path: path, .order(RecordFilter.Comparison(rawValue: op)!, ScalarKey(literal)!, integer: integer)))
         }
     }
