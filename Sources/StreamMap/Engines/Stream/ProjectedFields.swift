@@ -366,9 +366,7 @@ final class ProjectedFields {
     }
 
     /// A field's errors placed at its paths, as `ObjectMapping.map` places them (one source: focus 0), added to
-    /// `all`.
-    /// Whether one of them is fatal.
-    @discardableResult
+    /// `all`; whether one of them is fatal.
     private static func attach(_ errors: [MapError], _ paths: (source: [JSONPath], destination: [JSONPath]),
                                to all: inout [MapError]) -> Bool {
         var fatal = false
