@@ -6,13 +6,16 @@
 // space, tab, LF and CR, the nesting limit), as a state machine whose states are labels. Strings, the most
 // frequent token, are crossed with bit masks per 64-byte block of the record — its quotes, and its backslashes
 // and control bytes (`V(string_masks_at)`), computed once per block however many strings the block holds — so a
-// short string costs a few shifts and a count of trailing zeros, and no byte of it is read.
+// short string costs a few shifts and a count of trailing zeros, and no byte of it is read; where the kernel can,
+// a short string of ASCII ends at the first quote of the 32 bytes at hand without them (`ascii_string_end`).
 //
 // The objects the plan filters (the record and, inside it, the object values of keys with a child node) are
-// walked member by member: each key is looked up in its node; a member whose key is there is copied — from its
-// key's opening quote to the end of its value — once its value has been walked, with a comma between kept
-// members and the object's braces around them; a member whose key leads to another node, with an object value,
-// is written as its key and the projection of that object.
+// walked member by member (`project`): each key is looked up in its node; a member whose key is not there has its
+// value walked and nothing else; a member whose key is there is copied — from its key's opening quote to the end
+// of its value — once its value has been walked, with a comma between kept members and the object's braces around
+// them; a member whose key leads to another node, with an object value, is written as its key and the projection
+// of that object. A container the plan does not read is walked by `walk_container`, a function of its own so that
+// its walk, over most of a record's bytes, has the registers to itself.
 
 #ifndef PROJECT_LEVELS
 #define PROJECT_LEVELS 64
@@ -46,11 +49,14 @@ static size_t V(skip_escape)(const unsigned char *p, size_t i, size_t n) {
 
 /// The string whose body starts at `i`: the index just past its closing quote, or 0 (an invalid escape, a control
 /// byte, the end of the bytes — or any escape when `plain` is set). `block`/`masks`: the block whose masks are
-/// at hand. The usual string, with no backslash or control byte before its closing quote, ends without a byte of
-/// it being read.
+/// at hand. A short string of ASCII ends at the first quote of the bytes at hand where the kernel can
+/// (`ascii_string_end`); else the usual string, with no backslash or control byte before its closing quote, ends
+/// without a byte of it being read.
 static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned char *p, size_t n, size_t i,
                                                                   size_t *block, string_masks *masks,
                                                                   V(utf8_state) *utf8, int plain) {
+    size_t quick = V(ascii_string_end)(p, n, i);
+    if (__builtin_expect(quick != 0, 1)) return quick;
     for (;;) {
         size_t b = i >> 6;
         if (__builtin_expect(b != *block, 0)) {
@@ -60,9 +66,10 @@ static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned
         }
         unsigned shift = (unsigned)(i & 63);
         uint64_t quotes = masks->quotes >> shift, stops = masks->stops >> shift;
-        uint64_t before = quotes ? (quotes & -quotes) - 1 : ~0ull;  // the bits before the first quote
-        if (__builtin_expect(quotes && !(stops & before), 1)) return i + (size_t)__builtin_ctzll(quotes) + 1;
-        if (!(stops & before)) {
+        // The bits up to the first quote (all of them when there is none; no byte is both a quote and a stop).
+        uint64_t upto = quotes ^ (quotes - 1);
+        if (__builtin_expect(quotes && !(stops & upto), 1)) return i + (size_t)__builtin_ctzll(quotes) + 1;
+        if (!(stops & upto)) {
             // Neither a quote nor a stop in the rest of the block (bytes past the end are spaces).
             i = (b + 1) << 6;
             if (i >= n) return 0;
@@ -82,8 +89,15 @@ static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned
         }
         if (length == 0) return 0;
         i += length;
-        // A run of `\u` escapes (text in another script, written escaped) is crossed here, six bytes at a time:
-        // the masks would stop at each backslash again. A surrogate or anything else goes back to the masks.
+        if (length != 6) continue;
+        // A run of `\u` escapes (text in another script, written escaped) is crossed here, five at a time where the
+        // kernel can (`unicode_run`), then six bytes at a time: the masks would stop at each backslash again. A
+        // surrogate or anything else goes back to the masks.
+        for (;;) {
+            size_t run = V(unicode_run)(p, i, n);
+            i += run;
+            if (run < 30) break;
+        }
         while (i + 6 <= n && p[i] == '\\' && p[i + 1] == 'u' && !((p[i + 2] | 0x20) == 'd' && p[i + 3] >= '8') &&
                (hex_digits[p[i + 2]] & hex_digits[p[i + 3]] & hex_digits[p[i + 4]] & hex_digits[p[i + 5]]))
             i += 6;
@@ -114,6 +128,146 @@ static inline __attribute__((always_inline)) void V(fill_slot)(cjsonscan_slot *s
     slot->count++;
 }
 
+/// The number at `i`: the index just past it, or 0. The usual numbers are read here a word at a time: an integer
+/// (a minus sign or not) of digits up to a byte that is not a digit, or a lone `0`, unless that byte goes on with a
+/// fraction or an exponent (then, and for anything else, `skip_number`).
+static inline __attribute__((always_inline)) size_t V(number_end)(const unsigned char *p, size_t i, size_t n) {
+    size_t j = i + (p[i] == '-');
+    if (j + 8 <= n && (unsigned)(p[j] - '1') < 9u) {
+        do {
+            uint64_t w;
+            memcpy(&w, p + j, 8);
+            uint64_t low7 = w & LOWS;
+            uint64_t other = (~(low7 + ONES * (0x80 - '0')) | (low7 + ONES * (0x80 - '9' - 1)) | w) & HIGHS;
+            if (other) {
+                j += (size_t)__builtin_ctzll(other) >> 3;
+                unsigned char c = p[j];
+                if (c != '.' && (c | 0x20) != 'e') return j;
+                break;
+            }
+            j += 8;
+        } while (j + 8 <= n);
+    } else if (j + 1 < n && p[j] == '0') {
+        unsigned char c = p[j + 1];
+        if (c != '.' && (c | 0x20) != 'e') return j + 1;
+    }
+    return V(skip_number)(p, i, n);
+}
+
+/// The container whose bracket is at `i`, inside `depth` others, walked to its end: the index just past its
+/// closing bracket, or 0. Most of a record's bytes are in containers the plan does not read; this walk has a
+/// function of its own so that it has the registers to itself — none of the projection's state is live in it —
+/// and `block`, `masks` and the UTF-8 state go in and out through their pointers once per container.
+static __attribute__((noinline)) size_t V(walk_container)(const unsigned char *p, size_t n, size_t i, size_t depth,
+                                                          size_t limit, size_t *block_io, string_masks *masks_io,
+                                                          V(utf8_state) *utf8) {
+    uint64_t objects[STACK_WORDS];  // bit l % 64 of word l / 64: the container open at level l + 1 is an object
+    size_t block = *block_io;
+    string_masks masks = *masks_io;
+    size_t level = 0;  // the containers open in this walk
+    int in_object = 0; // whether the innermost of them is an object
+    size_t end = 0;
+
+open: {
+        // At a bracket.
+        if (depth + level >= limit) goto done;
+        int object = p[i] == '{';
+        i = V(skip_whitespace)(p, i + 1, n);
+        if (i >= n) goto done;
+        if (p[i] == (object ? '}' : ']')) {
+            i++;
+            goto after_value;
+        }
+        uint64_t bit = 1ull << (level & 63);
+        objects[level >> 6] = object ? objects[level >> 6] | bit : objects[level >> 6] & ~bit;
+        level++;
+        in_object = object;
+        if (object) goto key;
+    }
+
+value:
+    if (i >= n) goto done;
+    switch (p[i]) {
+    case '"':
+        i = V(string_end)(p, n, i + 1, &block, &masks, utf8, 0);
+        if (i == 0) goto done;
+        goto after_value;
+    case '{':
+    case '[':
+        goto open;
+    case 't':
+        i = V(skip_literal)(p, i, n, "true", 4);
+        break;
+    case 'f':
+        i = V(skip_literal)(p, i, n, "false", 5);
+        break;
+    case 'n':
+        i = V(skip_literal)(p, i, n, "null", 4);
+        break;
+    default:
+        i = V(number_end)(p, i, n);
+        break;
+    }
+    if (i == 0) goto done;
+
+after_value:
+    if (level == 0) {
+        end = i;
+        goto done;
+    }
+    i = V(skip_whitespace)(p, i, n);
+    if (i >= n) goto done;
+    if (p[i] == ',') {
+        i = V(skip_whitespace)(p, i + 1, n);
+        if (in_object) goto key;
+        goto value;
+    }
+    if (p[i] != (in_object ? '}' : ']')) goto done;
+    i++;
+    level--;
+    if (level) in_object = (int)(objects[(level - 1) >> 6] >> ((level - 1) & 63)) & 1;
+    goto after_value;
+
+key:
+    if (i >= n || p[i] != '"') goto done;
+    i = V(string_end)(p, n, i + 1, &block, &masks, utf8, 0);
+    if (i == 0) goto done;
+    if (__builtin_expect(i + 1 < n && p[i] == ':' && p[i + 1] > ' ', 1)) {
+        i++;  // (compact JSON: the colon, then the value)
+        goto value;
+    }
+    i = V(skip_whitespace)(p, i, n);
+    if (i >= n || p[i] != ':') goto done;
+    i = V(skip_whitespace)(p, i + 1, n);
+    goto value;
+
+done:
+    *block_io = block;
+    *masks_io = masks;
+    return end;
+}
+
+/// The value at `i` (inside `depth` containers): the index just past it, or 0.
+static inline __attribute__((always_inline)) size_t V(value_end)(const unsigned char *p, size_t n, size_t i,
+                                                                 size_t depth, size_t limit, size_t *block,
+                                                                 string_masks *masks, V(utf8_state) *utf8) {
+    switch (p[i]) {
+    case '"':
+        return V(string_end)(p, n, i + 1, block, masks, utf8, 0);
+    case '{':
+    case '[':
+        return V(walk_container)(p, n, i, depth, limit, block, masks, utf8);
+    case 't':
+        return V(skip_literal)(p, i, n, "true", 4);
+    case 'f':
+        return V(skip_literal)(p, i, n, "false", 5);
+    case 'n':
+        return V(skip_literal)(p, i, n, "null", 4);
+    default:
+        return V(number_end)(p, i, n);
+    }
+}
+
 static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned char *p, size_t n, size_t max_depth,
                             unsigned char *out, cjsonscan_lift *lifts, size_t lift_capacity, size_t *lift_count,
                             cjsonscan_slot *slots) {
@@ -121,18 +275,15 @@ static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned cha
     if (!plan || !plan->sealed || plan->failed || plan->node_count == 0) return -1;
     if (slots) memset(slots, 0, plan->key_count * sizeof *slots);
     struct {
-        size_t depth;         // the filtered object's own nesting level
         size_t member_start;  // the key's opening quote of the member in progress when it is kept, else NONE
         size_t value_start;   // where that member's value starts
         int32_t node;
         uint32_t emitted;     // members written so far
         uint32_t slot;        // that member's key's slot
     } levels[PROJECT_LEVELS];
-    uint64_t objects[STACK_WORDS];  // bit d % 64 of word d / 64: the container at depth d + 1 is an object
     size_t limit = max_depth < STACK_WORDS * 64 ? max_depth : STACK_WORDS * 64;
     size_t depth = 0, o = 0;
     int top = 0;
-    size_t filter_depth;  // levels[top].depth, in a register
     uint64_t signature;   // the signature of levels[top].node, in a register
     size_t block = PROJECT_NONE;
     string_masks masks = {0, 0, 0};
@@ -141,9 +292,7 @@ static ptrdiff_t V(project)(const cjsonscan_projection *plan, const unsigned cha
 
     size_t i = V(skip_whitespace)(p, 0, n);
     if (i >= n || p[i] != '{' || limit < 1) return -1;
-    objects[0] = 1;
     depth = 1;
-    levels[0].depth = filter_depth = 1;
     levels[0].node = 0;
     signature = plan->nodes[0].signature;
     levels[0].emitted = 0;
@@ -178,10 +327,15 @@ filtered_key: {
         } else {
             prefix = plan_prefix(key, key_length);
         }
-        int32_t k = -1;
         unsigned bit = plan_signature_bit(prefix, key_length);
-        if ((signature >> bit) & 1) k = plan_lookup(plan, levels[top].node, key, key_length, prefix, bit);
-        if (k >= 0 && plan->keys[k].child >= 0 && p[i] == '{') {
+        int32_t k = (signature >> bit) & 1 ? plan_lookup(plan, levels[top].node, key, key_length, prefix, bit) : -1;
+        if (k < 0) {
+            // A member the plan does not read: its value, then the next member.
+            i = V(value_end)(p, n, i, depth, limit, &block, &masks, &utf8);
+            if (i == 0) return -1;
+            goto filtered_next;
+        }
+        if (plan->keys[k].child >= 0 && p[i] == '{') {
             // Descend: the key as it is, then the projection of its object.
             if (depth >= limit || top + 1 >= PROJECT_LEVELS) return -1;
             if (slots) slots[plan->keys[k].id].count++;
@@ -190,10 +344,8 @@ filtered_key: {
             o += i - key_start;
             out[o++] = '{';
             levels[top].member_start = PROJECT_NONE;
-            objects[depth >> 6] |= 1ull << (depth & 63);
             depth++;
             top++;
-            levels[top].depth = filter_depth = depth;
             levels[top].node = plan->keys[k].child;
             signature = plan->nodes[levels[top].node].signature;
             levels[top].emitted = 0;
@@ -203,7 +355,7 @@ filtered_key: {
             if (p[i] == '}') goto filtered_close;
             goto filtered_key;
         }
-        if (k >= 0 && plan->keys[k].lifted && p[i] == '"' && i + 1 < n && p[i + 1] != '"' && *lift_count < lift_capacity) {
+        if (plan->keys[k].lifted && p[i] == '"' && i + 1 < n && p[i + 1] != '"' && *lift_count < lift_capacity) {
             // Lifted: the key as it is and an empty string in the projection; where the string is, on the side.
             size_t end = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
             if (end == 0) return -1;
@@ -213,7 +365,7 @@ filtered_key: {
             i = end;
             goto filtered_after;
         }
-        if (k >= 0 && plan->keys[k].lifted && (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) && *lift_count < lift_capacity) {
+        if (plan->keys[k].lifted && (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')) && *lift_count < lift_capacity) {
             // A number, lifted the same way: `0` in the projection.
             size_t end = V(skip_number)(p, i, n);
             if (end == 0) return -1;
@@ -223,11 +375,9 @@ filtered_key: {
             i = end;
             goto filtered_after;
         }
-        levels[top].member_start = k >= 0 ? key_start : PROJECT_NONE;
-        if (k >= 0) {
-            levels[top].value_start = i;
-            levels[top].slot = plan->keys[k].id;
-        }
+        levels[top].member_start = key_start;
+        levels[top].value_start = i;
+        levels[top].slot = plan->keys[k].id;
         goto value;
     }
 
@@ -240,6 +390,7 @@ filtered_after: {
             memcpy(out + o, p + start, i - start);
             o += i - start;
         }
+    filtered_next:
         i = V(skip_whitespace)(p, i, n);
         if (i >= n) return -1;
         if (p[i] == ',') {
@@ -257,94 +408,13 @@ filtered_close:
         return i == n && !V(utf8_open)(&utf8) ? (ptrdiff_t)o : -1;
     }
     top--;
-    filter_depth = levels[top].depth;
     signature = plan->nodes[levels[top].node].signature;
     levels[top].member_start = PROJECT_NONE;  // (written as it went)
     goto filtered_after;
 
 value:
-    if (i >= n) return -1;
-    switch (p[i]) {
-    case '"':
-        i = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
-        if (i == 0) return -1;
-        goto after_value;
-    case '{':
-    case '[': {
-        if (depth >= limit) return -1;
-        int object = p[i] == '{';
-        uint64_t bit = 1ull << (depth & 63);
-        objects[depth >> 6] = object ? objects[depth >> 6] | bit : objects[depth >> 6] & ~bit;
-        depth++;
-        i = V(skip_whitespace)(p, i + 1, n);
-        if (i >= n) return -1;
-        if (p[i] == (object ? '}' : ']')) {
-            i++;
-            depth--;
-            goto after_value;
-        }
-        if (object) goto key;
-        goto value;
-    }
-    case 't':
-        i = V(skip_literal)(p, i, n, "true", 4);
-        break;
-    case 'f':
-        i = V(skip_literal)(p, i, n, "false", 5);
-        break;
-    case 'n':
-        i = V(skip_literal)(p, i, n, "null", 4);
-        break;
-    default:
-        // The usual number, an integer of 1 to 7 digits, read here from one word: its end is the first byte that
-        // is not a digit, unless that byte goes on with a fraction or an exponent (then, and for anything else,
-        // `skip_number`).
-        if ((unsigned)(p[i] - '1') < 9u && i + 8 <= n) {
-            uint64_t w;
-            memcpy(&w, p + i, 8);
-            uint64_t low7 = w & LOWS;
-            uint64_t other = (~(low7 + ONES * (0x80 - '0')) | (low7 + ONES * (0x80 - '9' - 1)) | w) & HIGHS;
-            if (other) {
-                size_t k = (size_t)__builtin_ctzll(other) >> 3;
-                unsigned char c = p[i + k];
-                if (c != '.' && (c | 0x20) != 'e') {
-                    i += k;
-                    goto after_value;
-                }
-            }
-        }
-        i = V(skip_number)(p, i, n);
-        break;
-    }
+    // A kept member's value.
+    i = V(value_end)(p, n, i, depth, limit, &block, &masks, &utf8);
     if (i == 0) return -1;
-
-after_value:
-    if (depth == filter_depth) goto filtered_after;
-    i = V(skip_whitespace)(p, i, n);
-    if (i >= n) return -1;
-    {
-        int object = (objects[(depth - 1) >> 6] >> ((depth - 1) & 63)) & 1;
-        if (p[i] == ',') {
-            i = V(skip_whitespace)(p, i + 1, n);
-            if (object) goto key;
-            goto value;
-        }
-        if (p[i] != (object ? '}' : ']')) return -1;
-        i++;
-        depth--;
-        goto after_value;
-    }
-
-key:
-    if (i >= n || p[i] != '"') return -1;
-    i = V(string_end)(p, n, i + 1, &block, &masks, &utf8, 0);
-    if (i == 0) return -1;
-    if (__builtin_expect(i + 1 < n && p[i] == ':' && p[i + 1] > ' ', 1)) {
-        i++;  // (compact JSON: the colon, then the value)
-        goto value;
-    }
-    i = V(skip_whitespace)(p, i, n);
-    if (i >= n || p[i] != ':') return -1;
-    i = V(skip_whitespace)(p, i + 1, n);
-    goto value;
+    goto filtered_after;
 }

@@ -235,6 +235,46 @@ import StreamMapTestSupport
         }
     }
 
+    /// Short strings of ASCII end at the first quote of the 32 bytes at hand (the AVX2 kernel's `ascii_string_end`)
+    /// unless a backslash, a control byte or a byte of 0x80 or more comes first, or fewer than 32 bytes are left:
+    /// each of those, and bytes that do not stop it, at each place of strings of every length around the window's,
+    /// in a value kept, skipped and inside a skipped container, and in a key; the record's end near and far. On
+    /// both code paths the projector agrees with the parser, and projects every valid record (an escaped key aside).
+    @Test func shortStringsAndWhatStopsThemInTheWindow() {
+        let stoppers: [(bytes: [UInt8], valid: Bool)] = [
+            (Array(#"\n"#.utf8), true), (Array(#"\""#.utf8), true), (Array(#"\u00e9"#.utf8), true), (Array(#"\x"#.utf8), false),
+            ([0x01], false), ([0x1F], false), ([0x7F], true), ([0x20], true), ([0xC3, 0xA9], true), ([0xE6, 0x9D, 0xB1], true),
+            ([0xFF], false), ([0xC3], false), ([0x80], false),
+        ]
+        let farTail = Array(#","z":"\#(String(repeating: "c", count: 40))"}"#.utf8)
+        for length in 0..<36 {
+            for place in 0...length {
+                for stopper in stoppers {
+                    let body = [UInt8](repeating: 0x61, count: place) + stopper.bytes + [UInt8](repeating: 0x62, count: length - place)
+                    for tail in [Array("}".utf8), farTail] {
+                        let values = [
+                            Array(#"{"text":""#.utf8) + body + Array(#"","id":1"#.utf8) + tail,
+                            Array(#"{"x":""#.utf8) + body + [0x22] + tail,
+                            Array(#"{"x":[""#.utf8) + body + Array(#"",{"k":1}]"#.utf8) + tail,
+                        ]
+                        let key = Array(#"{"id":1,""#.utf8) + body + Array(#"":2"#.utf8) + tail
+                        for (record, projects) in values.map({ ($0, stopper.valid) }) + [(key, stopper.valid && !stopper.bytes.contains(0x5C))] {
+                            if let d = divergence(record) { Issue.record("\(d)") }
+                            for portable in [false, true] {
+                                let projected = record.withUnsafeBytes {
+                                    RecordProjectionCheck.project($0, plan: Self.tweetPlan, maximumDepth: 10_000, portable: portable)
+                                }
+                                if (projected != nil) != projects {
+                                    Issue.record("\(String(decoding: record, as: UTF8.self)): projected \(projected != nil), portable \(portable)")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func theNestingLimitIsTheParsers() {
         let deep = #"{"x":"# + String(repeating: "[", count: 38) + String(repeating: "]", count: 38) + #","id":1}"#
         #expect(project(deep, maximumDepth: 39) == #"{"id":1}"#)
