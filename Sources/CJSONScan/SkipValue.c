@@ -261,21 +261,30 @@ __attribute__((target("avx2"), always_inline)) static inline size_t unicode_run_
     return first_bad ? (size_t)__builtin_ctz(first_bad) : 30;
 }
 
-/// `ascii_string_end_portable` for the 32 bytes at `i`: when a quote comes before any backslash, control byte or
-/// byte of 0x80 or more, the string ends there — no escape, and no UTF-8 to check — without the block masks (the
-/// blocks they are not made for hold nothing the UTF-8 check would look at).
+/// The quotes (bit k: byte k is a quote) and the stops (a backslash, a control byte of 0x1F or less, or a byte of
+/// 0x80 or more) of the 32 bytes at `p`.
+__attribute__((target("avx2"), always_inline)) static inline void ascii_masks_avx2(const unsigned char *p, uint32_t *quotes,
+                                                                                     uint32_t *stops) {
+    const __m256i v = _mm256_loadu_si256((const __m256i *)p);
+    *quotes = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
+    *stops = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')),
+                                                            _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v))) |
+             (uint32_t)_mm256_movemask_epi8(v);  // (the high bits)
+}
+
+/// `ascii_string_end_portable` for the 64 bytes at `i`, 32 at a time: when a quote comes before any backslash,
+/// control byte or byte of 0x80 or more, the string ends there — no escape, and no UTF-8 to check — without the
+/// block masks (the blocks they are not made for hold nothing the UTF-8 check would look at).
 __attribute__((target("avx2"), always_inline)) static inline size_t ascii_string_end_avx2(const unsigned char *p,
                                                                                             size_t n, size_t i) {
-    if (i + 32 > n) return 0;
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
-    uint32_t quotes = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
-    // A backslash, a control byte (0x1F or less, unsigned), or a byte of 0x80 or more (its high bit: `movemask`).
-    uint32_t stops = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
-                         _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')),
-                         _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v))) |
-                     (uint32_t)_mm256_movemask_epi8(v);
-    if (quotes == 0 || (stops & (quotes ^ (quotes - 1)))) return 0;
-    return i + (size_t)__builtin_ctz(quotes) + 1;
+    for (size_t k = 0; k < 2; k++, i += 32) {
+        if (i + 32 > n) return 0;
+        uint32_t quotes, stops;
+        ascii_masks_avx2(p + i, &quotes, &stops);
+        if (quotes) return stops & (quotes ^ (quotes - 1)) ? 0 : i + (size_t)__builtin_ctz(quotes) + 1;
+        if (stops) return 0;
+    }
+    return 0;
 }
 
 #pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)

@@ -66,12 +66,14 @@ struct MapCommand: ParsableCommand {
             transform: JobCount.parse)
     var jobs: JobCount = .count(1)
 
+    // (The hidden options have no default value of ArgumentParser's: it would describe each default for the help
+    // it never shows, a run-time type check and a print at every start.)
     /// Input bytes per batch with --jobs (hidden: tests make it tiny so that many batches run).
-    @Option(help: .hidden) var batchBytes: Int = RecordPipelineSettings.defaultBatchBytes
+    @Option(help: .hidden) var batchBytes: Int?
     /// What the compressed files mapped ahead with --jobs may hold in memory together (tests make it small).
-    @Option(help: .hidden) var readAheadMemory: Int = RecordPipelineSettings.defaultReadAheadMemoryBytes
+    @Option(help: .hidden) var readAheadMemory: Int?
     /// Which inflate decompresses gzip: automatic (ISA-L where installed, else zlib) or zlib (benchmarks, tests).
-    @Option(help: .hidden) var inflate: String = Inflater.automatic.rawValue
+    @Option(help: .hidden) var inflate: String?
 
     @Option(help: ArgumentHelp("Write rejected records to FILE as NDJSON (input, line, offset, errors with paths, raw text) instead of reporting each on standard error.",
                                valueName: "file"),
@@ -95,7 +97,7 @@ struct MapCommand: ParsableCommand {
     var progress: Bool?
 
     /// Redraw interval of the progress line (hidden; tests use 0 to draw at every chunk).
-    @Option(help: .hidden) var progressInterval: Double = ProgressDisplay.defaultInterval
+    @Option(help: .hidden) var progressInterval: Double?
 
     @Flag(help: "Print a JSON summary on standard error at the end: records in, out, rejected, warnings and errors by path and code, bytes, seconds, MB/s.")
     var stats = false
@@ -116,9 +118,9 @@ struct MapCommand: ParsableCommand {
 
     func validate() throws {
         if let maxRejects, maxRejects < 0 { throw ValidationError("--max-rejects must be 0 or more") }
-        if batchBytes < 1 { throw ValidationError("--batch-bytes must be 1 or more") }
-        if readAheadMemory < 1 { throw ValidationError("--read-ahead-memory must be 1 or more") }
-        if Inflater(rawValue: inflate) == nil { throw ValidationError("--inflate must be automatic or zlib") }
+        if let batchBytes, batchBytes < 1 { throw ValidationError("--batch-bytes must be 1 or more") }
+        if let readAheadMemory, readAheadMemory < 1 { throw ValidationError("--read-ahead-memory must be 1 or more") }
+        if let inflate, Inflater(rawValue: inflate) == nil { throw ValidationError("--inflate must be automatic or zlib") }
         if rejectsRecordBytes < 0 { throw ValidationError("--rejects-record-bytes must be 0 or more") }
         if rejects == nil && redact { throw ValidationError("--redact needs --rejects FILE") }
         if output == "-" || rejects == "-" {
@@ -205,9 +207,9 @@ struct MapCommand: ParsableCommand {
         settings.pipeline.framing = byteRange != nil ? .ndjson : framing
         settings.pipeline.decompresses = byteRange == nil  // a window's first bytes are no file's magic bytes
         settings.pipeline.jobs = jobs.resolved
-        settings.pipeline.batchBytes = batchBytes
-        settings.pipeline.readAheadMemoryBytes = readAheadMemory
-        settings.pipeline.inflater = Inflater(rawValue: inflate) ?? .automatic
+        settings.pipeline.batchBytes = batchBytes ?? RecordPipelineSettings.defaultBatchBytes
+        settings.pipeline.readAheadMemoryBytes = readAheadMemory ?? RecordPipelineSettings.defaultReadAheadMemoryBytes
+        settings.pipeline.inflater = inflate.flatMap(Inflater.init(rawValue:)) ?? .automatic
         settings.onError = onError
         settings.maxRejects = maxRejects
         settings.quiet = quiet
@@ -230,7 +232,7 @@ struct MapCommand: ParsableCommand {
         run.output.stats.collectsPaths = stats
         run.output.stats.filters = loaded.filter != nil
         run.output.stats.explodes = explode != nil
-        if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval) }
+        if showProgress { run.output.progress = ProgressDisplay(totalBytes: total, interval: progressInterval ?? ProgressDisplay.defaultInterval) }
         let status = run.run(inputs: paths)
         let result = (status: status, stats: run.stats, signal: run.interruptingSignal)
         // No value is dropped without a word: warnings that left a value out or replaced it, when not listed.
