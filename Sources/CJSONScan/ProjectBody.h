@@ -215,6 +215,11 @@ after_value:
         end = i;
         goto done;
     }
+    if (__builtin_expect(i + 1 < n && p[i] == ',' && p[i + 1] > ' ', 1)) {
+        i++;  // (compact JSON: the comma, then the next member or element)
+        if (in_object) goto key;
+        goto value;
+    }
     i = V(skip_whitespace)(p, i, n);
     if (i >= n) goto done;
     if (p[i] == ',') {
@@ -391,6 +396,10 @@ filtered_after: {
             o += i - start;
         }
     filtered_next:
+        if (__builtin_expect(i + 1 < n && p[i] == ',' && p[i + 1] > ' ', 1)) {
+            i++;  // (compact JSON)
+            goto filtered_key;
+        }
         i = V(skip_whitespace)(p, i, n);
         if (i >= n) return -1;
         if (p[i] == ',') {
