@@ -89,15 +89,9 @@ static inline __attribute__((always_inline)) size_t V(string_end)(const unsigned
         }
         if (length == 0) return 0;
         i += length;
-        if (length != 6) continue;
-        // A run of `\u` escapes (text in another script, written escaped) is crossed here, five at a time where the
-        // kernel can (`unicode_run`), then six bytes at a time: the masks would stop at each backslash again. A
-        // surrogate or anything else goes back to the masks.
-        for (;;) {
-            size_t run = V(unicode_run)(p, i, n);
-            i += run;
-            if (run < 30) break;
-        }
+        // A run of `\u` escapes (text in another script, written escaped) is crossed here, six bytes at a time:
+        // the masks would stop at each backslash again. A surrogate or anything else goes back to the masks.
+        // (Five at a time with one 32-byte load took fewer instructions and more time: 1.01x on 100 MB of tweets.)
         while (i + 6 <= n && p[i] == '\\' && p[i + 1] == 'u' && !((p[i + 2] | 0x20) == 'd' && p[i + 3] >= '8') &&
                (hex_digits[p[i + 2]] & hex_digits[p[i + 3]] & hex_digits[p[i + 4]] & hex_digits[p[i + 5]]))
             i += 6;

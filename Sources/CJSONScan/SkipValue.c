@@ -156,13 +156,6 @@ int cjsonscan_valid_utf8_portable(const unsigned char *p, size_t n) {
     return !utf8_open_portable(&u);
 }
 
-/// How many bytes at `i` are a run of `\u` escapes the string walk may cross at once (each a backslash, a `u`, four
-/// hex digits, and no surrogate's first half): none here — the walk crosses them one by one (`string_end`).
-static inline size_t unicode_run_portable(const unsigned char *p, size_t i, size_t n) {
-    (void)p, (void)i, (void)n;
-    return 0;
-}
-
 /// The end of a short string of ASCII whose body starts at `i`, from the bytes at hand alone: the index just past
 /// its closing quote, or 0 to go the usual way (`string_end`'s block masks). None here.
 static inline size_t ascii_string_end_portable(const unsigned char *p, size_t n, size_t i) {
@@ -232,33 +225,6 @@ __attribute__((target("avx2"))) static inline string_masks string_masks_of_avx2(
     }
     u->previous = v1;
     return m;
-}
-
-/// `unicode_run_portable` for 32 bytes at once: how many of the five escapes at `i`, 6, 12, 18 and 24 are whole
-/// `\u` escapes that need nothing more, counted from the first (6 bytes each; 0 when fewer than 32 bytes are left).
-/// What the walk checks one by one — a backslash, a `u`, four hex digits, and no `D` followed by 8 or more (a
-/// surrogate, which must be paired) — here for all five in one pass of compares and masks.
-__attribute__((target("avx2"), always_inline)) static inline size_t unicode_run_avx2(const unsigned char *p, size_t i, size_t n) {
-    if (i + 32 > n) return 0;
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
-    const __m256i lower = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-    // (Signed compares: a byte of 0x80 or more is below every bound here.)
-    const __m256i digit = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('0' - 1)),
-                                           _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), v));
-    const __m256i letter = _mm256_and_si256(_mm256_cmpgt_epi8(lower, _mm256_set1_epi8('a' - 1)),
-                                            _mm256_cmpgt_epi8(_mm256_set1_epi8('f' + 1), lower));
-    uint32_t backslash = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
-    uint32_t u = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('u')));
-    uint32_t hex = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(digit, letter));
-    uint32_t d = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lower, _mm256_set1_epi8('d')));
-    uint32_t eight_up = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('8' - 1)));
-    const uint32_t starts = 0x01041041u;  // bits 0, 6, 12, 18 and 24
-    // Each escape's verdict at its backslash's bit.
-    uint32_t hex4 = hex & hex >> 1, surrogate = d & eight_up >> 1;
-    hex4 &= hex4 >> 2;  // (bit k: bytes k to k + 3 are hex digits)
-    uint32_t whole = backslash & u >> 1 & hex4 >> 2 & ~(surrogate >> 2);
-    uint32_t first_bad = ~whole & starts;
-    return first_bad ? (size_t)__builtin_ctz(first_bad) : 30;
 }
 
 /// The quotes (bit k: byte k is a quote) and the stops (a backslash, a control byte of 0x1F or less, or a byte of
