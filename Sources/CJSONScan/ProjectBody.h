@@ -122,32 +122,6 @@ static inline __attribute__((always_inline)) void V(fill_slot)(cjsonscan_slot *s
     slot->count++;
 }
 
-/// The number at `i`: the index just past it, or 0. The usual numbers are read here a word at a time: an integer
-/// (a minus sign or not) of digits up to a byte that is not a digit, or a lone `0`, unless that byte goes on with a
-/// fraction or an exponent (then, and for anything else, `skip_number`).
-static inline __attribute__((always_inline)) size_t V(number_end)(const unsigned char *p, size_t i, size_t n) {
-    size_t j = i + (p[i] == '-');
-    if (j + 8 <= n && (unsigned)(p[j] - '1') < 9u) {
-        do {
-            uint64_t w;
-            memcpy(&w, p + j, 8);
-            uint64_t low7 = w & LOWS;
-            uint64_t other = (~(low7 + ONES * (0x80 - '0')) | (low7 + ONES * (0x80 - '9' - 1)) | w) & HIGHS;
-            if (other) {
-                j += (size_t)__builtin_ctzll(other) >> 3;
-                unsigned char c = p[j];
-                if (c != '.' && (c | 0x20) != 'e') return j;
-                break;
-            }
-            j += 8;
-        } while (j + 8 <= n);
-    } else if (j + 1 < n && p[j] == '0') {
-        unsigned char c = p[j + 1];
-        if (c != '.' && (c | 0x20) != 'e') return j + 1;
-    }
-    return V(skip_number)(p, i, n);
-}
-
 /// The container whose bracket is at `i`, inside `depth` others, walked to its end: the index just past its
 /// closing bracket, or 0. Most of a record's bytes are in containers the plan does not read; this walk has a
 /// function of its own so that it has the registers to itself — none of the projection's state is live in it —
@@ -189,17 +163,8 @@ value:
     case '{':
     case '[':
         goto open;
-    case 't':
-        i = V(skip_literal)(p, i, n, "true", 4);
-        break;
-    case 'f':
-        i = V(skip_literal)(p, i, n, "false", 5);
-        break;
-    case 'n':
-        i = V(skip_literal)(p, i, n, "null", 4);
-        break;
     default:
-        i = V(number_end)(p, i, n);
+        i = V(scalar_end)(p, i, n);
         break;
     }
     if (i == 0) goto done;
@@ -256,14 +221,8 @@ static inline __attribute__((always_inline)) size_t V(value_end)(const unsigned 
     case '{':
     case '[':
         return V(walk_container)(p, n, i, depth, limit, block, masks, utf8);
-    case 't':
-        return V(skip_literal)(p, i, n, "true", 4);
-    case 'f':
-        return V(skip_literal)(p, i, n, "false", 5);
-    case 'n':
-        return V(skip_literal)(p, i, n, "null", 4);
     default:
-        return V(number_end)(p, i, n);
+        return V(scalar_end)(p, i, n);
     }
 }
 
