@@ -238,9 +238,9 @@ import StreamMapTestSupport
     /// Short strings of ASCII end at the first quote of the 64 bytes at hand, 32 at a time (the AVX2 kernel's
     /// `ascii_string_end`), unless a backslash, a control byte or a byte of 0x80 or more comes first, or fewer than
     /// 32 bytes are left: each of those, and bytes that do not stop it, at the places around the windows' edges of
-    /// strings of every length up to past the second window's,
-    /// in a value kept, skipped and inside a skipped container, and in a key; the record's end near and far. On
-    /// both code paths the projector agrees with the parser, and projects every valid record (an escaped key aside).
+    /// strings of every length up to past the second window, in a value kept, skipped and inside a skipped
+    /// container, and in a key; the record's end near and far. On both code paths the projector agrees with the
+    /// parser, and projects every valid record (an escaped key aside).
     @Test func shortStringsAndWhatStopsThemInTheWindow() {
         let stoppers: [(bytes: [UInt8], valid: Bool)] = [
             (Array(#"\n"#.utf8), true), (Array(#"\""#.utf8), true), (Array(#"\u00e9"#.utf8), true), (Array(#"\x"#.utf8), false),
