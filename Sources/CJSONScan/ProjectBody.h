@@ -6,8 +6,9 @@
 // space, tab, LF and CR, the nesting limit), as a state machine whose states are labels. Strings, the most
 // frequent token, are crossed with bit masks per 64-byte block of the record — its quotes, and its backslashes
 // and control bytes (`V(string_masks_at)`), computed once per block however many strings the block holds — so a
-// short string costs a few shifts and a count of trailing zeros, and no byte of it is read; where the kernel can,
-// a short string of ASCII ends at the first quote of the 32 bytes at hand without them (`ascii_string_end`).
+// short string costs a few shifts and a count of trailing zeros, and no byte of it is read; first, a short string
+// of ASCII ends at the first quote of the 64 bytes at hand without them (`ascii_string_end`: 32 bytes at a time
+// with AVX2, a word at a time in the portable kernel).
 //
 // The objects the plan filters (the record and, inside it, the object values of keys with a child node) are
 // walked member by member (`project`): each key is looked up in its node; a member whose key is not there has its

@@ -157,9 +157,25 @@ int cjsonscan_valid_utf8_portable(const unsigned char *p, size_t n) {
 }
 
 /// The end of a short string of ASCII whose body starts at `i`, from the bytes at hand alone: the index just past
-/// its closing quote, or 0 to go the usual way (`string_end`'s block masks). None here.
-static inline size_t ascii_string_end_portable(const unsigned char *p, size_t n, size_t i) {
-    (void)p, (void)n, (void)i;
+/// its closing quote, or 0 to go the usual way (`string_end`'s block masks). Up to 64 bytes, a word at a time:
+/// when a quote comes before any backslash, control byte or byte of 0x80 or more, the string ends there — no
+/// escape, and no UTF-8 to check — without the block masks (the blocks they are not made for hold nothing the
+/// UTF-8 check would look at). The flags are the borrow tricks of `string_stop_portable`: a flag above a real one
+/// may be false, so the lowest of each is real, and a stop flagged before the first quote means a real stop there.
+static inline __attribute__((always_inline)) size_t ascii_string_end_portable(const unsigned char *p, size_t n, size_t i) {
+    for (size_t k = 0; k < 8; k++, i += 8) {
+        if (i + 8 > n) return 0;
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t quotes = zero_bytes(w ^ (ONES * '"'));
+        // A backslash; a byte below 0x20 (its subtraction wraps) or of 0x80 or more.
+        uint64_t stops = zero_bytes(w ^ (ONES * '\\')) | (((w - ONES * 0x20) | w) & HIGHS);
+        if (quotes) {
+            uint64_t upto = quotes ^ (quotes - 1);  // (the bits up to the first quote's)
+            return stops & upto ? 0 : i + ((size_t)__builtin_ctzll(quotes) >> 3) + 1;
+        }
+        if (stops) return 0;
+    }
     return 0;
 }
 

@@ -235,12 +235,12 @@ import StreamMapTestSupport
         }
     }
 
-    /// Short strings of ASCII end at the first quote of the 64 bytes at hand, 32 at a time (the AVX2 kernel's
-    /// `ascii_string_end`), unless a backslash, a control byte or a byte of 0x80 or more comes first, or fewer than
-    /// 32 bytes are left: each of those, and bytes that do not stop it, at the places around the windows' edges of
-    /// strings of every length up to past the second window, in a value kept, skipped and inside a skipped
-    /// container, and in a key; the record's end near and far. On both code paths the projector agrees with the
-    /// parser, and projects every valid record (an escaped key aside).
+    /// Short strings of ASCII end at the first quote of the 64 bytes at hand (`ascii_string_end`: the AVX2 kernel
+    /// reads them 32 at a time, the portable one 8), unless a backslash, a control byte or a byte of 0x80 or more
+    /// comes first, or fewer bytes than a window are left: each of those, and bytes that do not stop it, at the
+    /// places around the windows' edges (32-byte and 8-byte) of strings of every length up to past the last window,
+    /// in a value kept, skipped and inside a skipped container, and in a key; the record's end near and far. On
+    /// both code paths the projector agrees with the parser, and projects every valid record (an escaped key aside).
     @Test func shortStringsAndWhatStopsThemInTheWindow() {
         let stoppers: [(bytes: [UInt8], valid: Bool)] = [
             (Array(#"\n"#.utf8), true), (Array(#"\""#.utf8), true), (Array(#"\u00e9"#.utf8), true), (Array(#"\x"#.utf8), false),
@@ -250,6 +250,7 @@ import StreamMapTestSupport
         let farTail = Array(#","z":"\#(String(repeating: "c", count: 40))"}"#.utf8)
         for length in 0..<70 {
             let edges = [0, 1, 2, 29, 30, 31, 32, 33, 61, 62, 63, 64, 65, length - 1, length]
+                + stride(from: 8, through: 56, by: 8).flatMap { [$0 - 1, $0, $0 + 1] }
             for place in length <= 12 ? Array(0...length) : Set(edges).filter({ $0 >= 0 && $0 <= length }).sorted() {
                 for stopper in stoppers {
                     let body = [UInt8](repeating: 0x61, count: place) + stopper.bytes + [UInt8](repeating: 0x62, count: length - place)
