@@ -61,23 +61,50 @@ typedef struct {
 /// A byte's bit from each of 8 high bits (one per byte of a word).
 static inline uint64_t gather_high_bits(uint64_t highs) { return (highs >> 7) * 0x0102040810204080ull >> 56; }
 
-/// The UTF-8 of the blocks the projector's string walk classifies, byte by byte (no SIMD): the continuation bytes
-/// the last character still needs, and the range the next one must be in (Unicode's table 3-7).
+/// UTF-8 checked by a DFA whose state is a bit offset (Per Vognsen's shift-based DFA): `utf8_dfa[byte]` holds, at
+/// offset 6·s, the offset of the state that byte leads to from state s, so a byte costs a load that waits on
+/// nothing and a shift (no branch). The states (Unicode's table 3-7): 0 between characters; 6 one continuation byte
+/// to come; 12 two; 18 after E0 (A0–BF next); 24 after ED (80–9F: no encoded surrogate); 30 after F0 (90–BF);
+/// 36 after F1–F3; 42 after F4 (80–8F: nothing above U+10FFFF); 48 invalid, for good.
+#define UTF8_INVALID 48
+#define UTF8_FROM(s0, s1, s2, s3, s4, s5, s6, s7)                                                                 \
+    ((uint64_t)(s0) | (uint64_t)(s1) << 6 | (uint64_t)(s2) << 12 | (uint64_t)(s3) << 18 | (uint64_t)(s4) << 24 |  \
+     (uint64_t)(s5) << 30 | (uint64_t)(s6) << 36 | (uint64_t)(s7) << 42 | (uint64_t)UTF8_INVALID << 48)
+#define UTF8_LEAD(to) UTF8_FROM(to, 48, 48, 48, 48, 48, 48, 48)
+static const uint64_t utf8_dfa[256] = {
+    [0x00 ... 0x7F] = UTF8_LEAD(0),
+    [0x80 ... 0x8F] = UTF8_FROM(48, 0, 6, 48, 6, 48, 12, 12),
+    [0x90 ... 0x9F] = UTF8_FROM(48, 0, 6, 48, 6, 12, 12, 48),
+    [0xA0 ... 0xBF] = UTF8_FROM(48, 0, 6, 6, 48, 12, 12, 48),
+    [0xC0 ... 0xC1] = UTF8_LEAD(48),
+    [0xC2 ... 0xDF] = UTF8_LEAD(6),
+    [0xE0] = UTF8_LEAD(18),
+    [0xE1 ... 0xEC] = UTF8_LEAD(12),
+    [0xED] = UTF8_LEAD(24),
+    [0xEE ... 0xEF] = UTF8_LEAD(12),
+    [0xF0] = UTF8_LEAD(30),
+    [0xF1 ... 0xF3] = UTF8_LEAD(36),
+    [0xF4] = UTF8_LEAD(42),
+    [0xF5 ... 0xFF] = UTF8_LEAD(48),
+};
+
+/// The UTF-8 of the blocks the projector's string walk classifies (no SIMD): the DFA's state after the last
+/// block checked.
 typedef struct {
     size_t next;  // the block after the last one checked
-    int remaining;
-    unsigned char lower, upper;
+    uint64_t state;
 } utf8_state_portable;
 
 /// Checks the UTF-8 of the 64 bytes at `b` (block `index`), after the state of the blocks before. 0 when invalid.
 static inline int utf8_block_portable(const unsigned char *b, size_t index, utf8_state_portable *u) {
     if (index != u->next) {
         // Blocks in between hold no string (the walk read them: nothing but ASCII there in a valid record).
-        if (u->remaining) return 0;
+        if (u->state) return 0;
     }
     u->next = index + 1;
+    uint64_t state = u->state;
     int k = 0;
-    if (!u->remaining) {
+    if (!state) {
         while (k < 64) {
             uint64_t w;
             memcpy(&w, b + k, 8);
@@ -85,36 +112,12 @@ static inline int utf8_block_portable(const unsigned char *b, size_t index, utf8
             k += 8;
         }
     }
-    for (; k < 64; k++) {
-        unsigned char c = b[k];
-        if (u->remaining) {
-            if (c < u->lower || c > u->upper) return 0;
-            u->remaining--;
-            u->lower = 0x80;
-            u->upper = 0xBF;
-            continue;
-        }
-        if (c < 0x80) continue;
-        u->lower = 0x80;
-        u->upper = 0xBF;
-        if (c < 0xC2) return 0;
-        else if (c < 0xE0) u->remaining = 1;
-        else if (c < 0xF0) {
-            u->remaining = 2;
-            if (c == 0xE0) u->lower = 0xA0;
-            if (c == 0xED) u->upper = 0x9F;  // (no encoded surrogate)
-        } else if (c < 0xF5) {
-            u->remaining = 3;
-            if (c == 0xF0) u->lower = 0x90;
-            if (c == 0xF4) u->upper = 0x8F;  // (nothing above U+10FFFF)
-        } else {
-            return 0;
-        }
-    }
-    return 1;
+    for (; k < 64; k++) state = utf8_dfa[b[k]] >> (state & 63);
+    u->state = state & 63;
+    return u->state != UTF8_INVALID;
 }
 
-static inline int utf8_open_portable(const utf8_state_portable *u) { return u->remaining != 0; }
+static inline int utf8_open_portable(const utf8_state_portable *u) { return u->state != 0; }
 
 static inline string_masks string_masks_of_portable(const unsigned char *b, size_t index, utf8_state_portable *u) {
     string_masks m = {0, 0, 0};
@@ -142,7 +145,7 @@ static inline string_masks string_masks_of_portable(const unsigned char *b, size
 STRING_MASKS_AT(portable)
 
 int cjsonscan_valid_utf8_portable(const unsigned char *p, size_t n) {
-    utf8_state_portable u = {0, 0, 0x80, 0xBF};
+    utf8_state_portable u = {0, 0};
     size_t start = 0;
     for (; start + 64 <= n; start += 64) {
         if (!utf8_block_portable(p + start, start >> 6, &u)) return 0;
