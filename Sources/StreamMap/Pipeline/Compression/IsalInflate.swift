@@ -79,6 +79,11 @@ final class IsalGzipDecompressor: Decompressor {
             // wait for a whole header first. So the magic is checked here, as zlib does (same message, same offset).
             guard input.count >= 2 else { return DecompressionStep() }
             if input[0] != 0x1F || input[1] != 0x8B { return DecompressionStep(consumed: 2, produced: 0, failure: "incorrect header check") }
+            // The member's header goes to ISA-L whole: ISA-L before 2.31 (Debian 12 ships 2.30) resumes a header cut
+            // after its first 10 bytes with flags read from an uninitialised variable, and so may take the deflate
+            // data for a file name or a header CRC (upstream commit 0e6bc4a). A header longer than the bytes a read
+            // holds (a name or comment of more than `wholeHeaderLimit` bytes) still goes in pieces.
+            if !Self.holdsWholeHeader(input) && input.count < Self.wholeHeaderLimit { return DecompressionStep() }
             if state.pointee.block_state == ISAL_BLOCK_FINISH {
                 library.reset(state)
                 state.pointee.crc_flag = UInt32(ISAL_GZIP)
@@ -100,6 +105,28 @@ final class IsalGzipDecompressor: Decompressor {
         }
         if state.pointee.block_state == ISAL_BLOCK_FINISH { betweenMembers = true }  // the next step starts a member
         return result
+    }
+
+    /// Header bytes above which a member's header is handed to ISA-L before it is whole (the input buffer holds at
+    /// least twice this).
+    static let wholeHeaderLimit = 1 << 16
+
+    /// Whether `input`, the start of a gzip member (its magic checked), holds the member's whole header (RFC 1952
+    /// §2.3: 10 bytes; then, as its flags say, the extra field, the NUL-ended name and comment, the header CRC).
+    static func holdsWholeHeader(_ input: UnsafeRawBufferPointer) -> Bool {
+        guard input.count >= 10 else { return false }
+        let flags = input[3]
+        var end = 10
+        if flags & 0x04 != 0 {  // FEXTRA: a 2-byte length, then that many bytes
+            guard input.count >= end + 2 else { return false }
+            end += 2 + Int(input[end]) + Int(input[end + 1]) << 8
+        }
+        for flag: UInt8 in [0x08, 0x10] where flags & flag != 0 {  // FNAME, FCOMMENT: up to a NUL
+            guard end < input.count, let nul = input[end...].firstIndex(of: 0) else { return false }
+            end = nul + 1
+        }
+        if flags & 0x02 != 0 { end += 2 }  // FHCRC
+        return end <= input.count
     }
 
     /// zlib's words for ISA-L's fault codes.
