@@ -76,6 +76,7 @@ struct ParseSkip: YajlEventTable {
 
     func deallocate() {
         table.deallocate()
+        state.deinitialize(count: 1)  // (its list of outer filters)
         state.deallocate()
     }
 

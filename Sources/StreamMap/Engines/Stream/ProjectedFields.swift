@@ -121,9 +121,9 @@ final class ProjectedFields {
     private let slots: UnsafeMutablePointer<cjsonscan_slot>
     @exclusivity(unchecked) private var values: UnsafeMutablePointer<Value>
     /// Texts made for the record in progress (mapped values, dates, fixed results), and the record's text.
-    @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
-    @exclusivity(unchecked) private var output = ByteBuffer(capacity: 1024)
-    @exclusivity(unchecked) private var decoded = ByteBuffer(capacity: 256)
+    @exclusivity(unchecked) private var scratch: ByteBuffer
+    @exclusivity(unchecked) private var output: ByteBuffer
+    @exclusivity(unchecked) private var decoded: ByteBuffer
     /// Records written this way, and rejected (the tests check that the engine takes this path).
     @exclusivity(unchecked) private(set) var written = 0
     @exclusivity(unchecked) private(set) var rejected = 0
@@ -214,6 +214,10 @@ final class ProjectedFields {
         self.computations.initialize(from: computationBoxes.map { Unmanaged.passUnretained($0) }, count: computationBoxes.count)
         slots = projector.recordSlots()
         values = .allocate(capacity: max(fields.count, 1))
+        // (Allocated last: a failable initializer that returns nil runs no deinit, so nothing may be held by then.)
+        scratch = ByteBuffer(capacity: 256)
+        output = ByteBuffer(capacity: 1024)
+        decoded = ByteBuffer(capacity: 256)
         values.initialize(repeating: Value(), count: max(fields.count, 1))
     }
 

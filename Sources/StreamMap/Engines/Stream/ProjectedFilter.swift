@@ -56,7 +56,7 @@ final class ProjectedFilter {
     private let valueSlots: [Int]
     private let objectSlots: [Int]
     private let slots: UnsafeMutablePointer<cjsonscan_slot>
-    @exclusivity(unchecked) private var decoded = ByteBuffer(capacity: 256)
+    @exclusivity(unchecked) private var decoded: ByteBuffer
     /// Records decided this way (the tests check that the engine takes this path).
     @exclusivity(unchecked) private(set) var decided = 0
 
@@ -75,6 +75,7 @@ final class ProjectedFilter {
         self.valueSlots = valueSlots
         self.objectSlots = objectSlots.sorted()
         slots = projector.recordSlots()
+        decoded = ByteBuffer(capacity: 256)  // (last: a failable initializer that returns nil runs no deinit)
     }
 
     deinit { decoded.deallocate() }
