@@ -1,7 +1,8 @@
 // libFuzzer entry point: arbitrary bytes → a generated mapper and records (see EngineFuzzing.swift for the input
 // layout), mapped by the tree engine and the stream engine, whole and in pieces; and (CompressedFuzzing.swift) the
-// records compressed, cut or changed, read back through a pipeline. A divergence is a crash with a
-// report; anything else (malformed JSON, specs the generator got wrong) is a normal run.
+// records compressed, cut or changed, read back through a pipeline; and (ArrowFuzzing.swift) a typed spec's
+// records, with the fuzz bytes as records and values, written as Arrow and read back. A divergence is a crash with
+// a report; anything else (malformed JSON, specs the generator got wrong) is a normal run.
 //
 // Built by scripts/fuzz.sh with `-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library`. Replay a crash:
 // `Fuzz/.build/release/StreamMapFuzz CRASH_FILE`.
@@ -11,7 +12,7 @@ import StreamMapFuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStreamMapEngines(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
-    if let divergence = EngineFuzzing.check(bytes) ?? CompressedFuzzing.check(bytes) {
+    if let divergence = EngineFuzzing.check(bytes) ?? CompressedFuzzing.check(bytes) ?? ArrowFuzzing.check(bytes) {
         fatalError("\n" + divergence + "\n")
     }
     return 0
