@@ -303,6 +303,14 @@ struct ComputedFieldTests {
         #expect(throws: ExpressionSyntaxError.self) { try ValueExpression(String(repeating: "-", count: 100) + "1") }
         let chain = (0..<20_000).map { _ in "a" }.joined(separator: " + ")
         #expect(try Self.value(chain, #"{"a":1}"#) == "20000")
+        // A spec's error quotes a long expression by an excerpt around the mistake, not whole.
+        let nested = String(repeating: "(", count: 100_000) + "a" + String(repeating: ")", count: 100_000)
+        let message = (#expect(throws: SpecError.self) { try Spec(json: #"{"fields":{"x":{"expr":"\#(nested)"}}}"#) })?.description ?? ""
+        #expect(message.contains(#"column 65: the expression nests more than 64 levels deep in …"(((("#), "\(message.prefix(300))")
+        #expect(message.hasSuffix(#"((((("… (200001 characters)"#) && message.count < 400, "\(message.prefix(300))")
+        #expect(SpecCompiler.quoted("a +", around: 4) == #""a +""#)
+        let long = String(repeating: "x", count: 90) + " é " + String(repeating: "y", count: 90)
+        #expect(SpecCompiler.quoted(long, around: 92) == "…\"" + String(repeating: "x", count: 35) + " é " + String(repeating: "y", count: 34) + "\"… (183 characters)")
     }
 
     @Test func aSpecWithAComputedFieldIsCheckedAndNotReversible() throws {
