@@ -5,7 +5,9 @@
 //
 //     bytes 0..<8   seed (little-endian; missing bytes are 0): chooses and generates the mapper (Generators.swift)
 //     byte  8       mode:  bits 0–1  mapper: 0 generated `Mapper` value, 1 generated spec file, 2 a fixed spec
-//                                     (Examples/ and a few more), 3 the reverse of a generated mapper
+//                                     (Examples/ and a few more) — in a quarter of the seeds with the first
+//                                     record's bytes spliced into its text, a hostile spec near a real one —, 3 the
+//                                     reverse of a generated mapper
 //                          bit  2     also map 1–3 records generated for the mapper's shape
 //                          bit  3     a small nesting limit (2–33 levels) instead of 10 000
 //                          bit  4     also cut the first 4 records (≤ 128 bytes each) once at every offset
@@ -46,6 +48,9 @@ public enum EngineFuzzing {
         /// An explode for about a quarter of the seeds: of a key the mapped records have (mostly an array's), or of
         /// one they lack; applied by both engines (the tree engine on the value, the stream engine on its output).
         public var explode: RecordExplosion? = nil
+        /// A fixed spec with the first record spliced into its text: its compile error, or the mapper's other uses
+        /// (Arrow schema, table layout, reverse, `explain`), are worked out too — none may crash.
+        public var splicedSpec: String? = nil
     }
 
     /// Decodes `data` (see the file comment). Generation is deterministic: the same bytes give the same case.
@@ -74,11 +79,19 @@ public enum EngineFuzzing {
         var mapper: Mapper?
         var label = ""
         var shape = Shape.any
+        var splicedSpec: String?
         switch mode & 0x03 {
         case 2:
             let (name, text) = fixedSpecs[Int(seed % UInt64(fixedSpecs.count))]
-            mapper = try? Spec(json: text, file: name).mapper
-            label = "\(name): \(text)"
+            if (seed >> 40) & 3 == 3, let fragment = records.first {
+                let hostile = splice(fragment, into: text, seed: seed)
+                mapper = try? Spec(json: hostile, file: name).mapper
+                label = "\(name) spliced: \(printable(Array(hostile.utf8)))"
+                splicedSpec = hostile
+            } else {
+                mapper = try? Spec(json: text, file: name).mapper
+                label = "\(name): \(text)"
+            }
         default:
             let fromSpec = mode & 0x03 == 1 || (mode & 0x03 == 3 && r.bool())
             if fromSpec {
@@ -107,6 +120,7 @@ public enum EngineFuzzing {
             records += inputs.records(for: shape, count: r.int(1...3))
         }
         var c = Case(seed: seed, mode: mode, pieceByte: pieceByte, mapper: mapper, label: label, options: options, records: records)
+        c.splicedSpec = splicedSpec
         var filterRand = Rand(seed: SplitMix64.derive(seed, 0x7768_6572_65))
         if filterRand.percent(35) {
             var g = FilterGen(filterRand.fork())
@@ -164,6 +178,7 @@ public enum EngineFuzzing {
     /// (or the case is skipped), else a report of the first divergence.
     public static func check(_ data: UnsafeRawBufferPointer) -> String? {
         let c = decode(data)
+        if let text = c.splicedSpec { useEverywhere(text, c.mapper) }
         guard let mapper = c.mapper else { return nil }
         var tree = TreeEngine(mapper: mapper, filter: c.filter, explode: c.explode, parserOptions: c.options)
         var stream = StreamEngine(mapper: mapper, filter: c.filter, explode: c.explode, parserOptions: c.options)
@@ -192,6 +207,34 @@ public enum EngineFuzzing {
             }
         }
         return nil
+    }
+
+    /// `text` with `fragment` spliced in where a token starts — after a `{`, `[`, `,`, `:` or `"` that `seed`
+    /// picks — either inserted there (a third of the time) or in place of what follows up to the next `,`, `}`,
+    /// `]` or `"` (a member, a value, a string's text). The fragment is read as UTF-8 (invalid sequences repaired,
+    /// as a spec file's text would be).
+    public static func splice(_ fragment: [UInt8], into text: String, seed: UInt64) -> String {
+        let bytes = Array(text.utf8)
+        let starts = [0] + bytes.indices.filter { [0x7B, 0x5B, 0x2C, 0x3A, 0x22].contains(bytes[$0]) }.map { $0 + 1 }
+        let at = starts[Int((seed >> 16) & 0xFFFF) % starts.count]
+        var end = at
+        if (seed >> 32) % 3 != 0 {
+            while end < bytes.count, ![0x2C, 0x7D, 0x5D, 0x22].contains(bytes[end]) { end += 1 }
+        }
+        return String(decoding: bytes[..<at] + fragment + bytes[end...], as: UTF8.self)
+    }
+
+    /// A spliced spec put to every use a spec has besides mapping (which `check` compares): its errors' text, or its
+    /// Arrow schema, table layout, reverse and `explain`. Each must end with a value or an error, never a crash.
+    static func useEverywhere(_ text: String, _ mapper: Mapper?) {
+        guard let mapper else {
+            do { _ = try Spec(json: text) } catch { _ = "\(error)" }
+            return
+        }
+        _ = (try? ArrowSchema(mapper: mapper)).map { $0.checking(mapper) }
+        _ = try? TableLayout(mapper: mapper)
+        _ = try? mapper.reversed()
+        _ = MapperExplanation(mapper).summary
     }
 
     /// The validating skipper against the parser it shortcuts (`ValueSkipperCheck`): from the record's start and
