@@ -308,9 +308,9 @@ struct ComputedFieldTests {
         let message = (#expect(throws: SpecError.self) { try Spec(json: #"{"fields":{"x":{"expr":"\#(nested)"}}}"#) })?.description ?? ""
         #expect(message.contains(#"column 65: the expression nests more than 64 levels deep in …"(((("#), "\(message.prefix(300))")
         #expect(message.hasSuffix(#"((((("… (200001 characters)"#) && message.count < 400, "\(message.prefix(300))")
-        #expect(SpecCompiler.quoted("a +", around: 4) == #""a +""#)
+        #expect(RecordFilterSyntaxError(column: 4, message: "", text: "a +").quotedText() == #""a +""#)
         let long = String(repeating: "x", count: 90) + " é " + String(repeating: "y", count: 90)
-        #expect(SpecCompiler.quoted(long, around: 92) == "…\"" + String(repeating: "x", count: 35) + " é " + String(repeating: "y", count: 34) + "\"… (183 characters)")
+        #expect(RecordFilterSyntaxError(column: 92, message: "", text: long).quotedText() == "…\"" + String(repeating: "x", count: 35) + " é " + String(repeating: "y", count: 34) + "\"… (183 characters)")
     }
 
     @Test func aSpecWithAComputedFieldIsCheckedAndNotReversible() throws {

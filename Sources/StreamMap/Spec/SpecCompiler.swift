@@ -48,20 +48,6 @@ struct SpecCompiler {
     }
 
     /// The expression of `stringFunction`, or why the arguments do not fit the function.
-    /// An expression quoted in an error: whole when short, else the 72 characters around `column` (1-based, in
-    /// Unicode scalars), with `…` where it goes on — a spec's expression can be of any length.
-    static func quoted(_ text: String, around column: Int) -> String {
-        let scalars = Array(text.unicodeScalars)
-        guard scalars.count > 96 else { return JSONWriter.string(.string(text)) }
-        let at = max(0, min(column - 1, scalars.count))
-        let start = max(0, min(at - 36, scalars.count - 72))
-        let end = min(scalars.count, start + 72)
-        var excerpt = ""
-        excerpt.unicodeScalars.append(contentsOf: scalars[start..<end])
-        return (start > 0 ? "…" : "") + JSONWriter.string(.string(excerpt)) + (end < scalars.count ? "…" : "")
-            + " (\(scalars.count) characters)"
-    }
-
     static func stringFunctionExpression(_ name: String, arguments: [JSONValue]) -> Result<ValueExpression, ExpressionSyntaxError> {
         let text = name + "(" + (["value"] + arguments.map { JSONWriter.string($0) }).joined(separator: ", ") + ")"
         return Result { () throws(ExpressionSyntaxError) in
@@ -360,7 +346,7 @@ struct SpecCompiler {
                 do {
                     expression = try ValueExpression(text, delimiter: scope.delimiter)
                 } catch {
-                    issue(pointer.appending("/expr"), "\(error.description) in \(Self.quoted(text, around: error.column))")
+                    issue(pointer.appending("/expr"), "\(error.description) in \(error.quotedText())")
                 }
             } else {
                 issue(pointer.appending("/expr"), "expected an expression (a string such as \"price * qty\"), found \(MapError.describe(expr))")

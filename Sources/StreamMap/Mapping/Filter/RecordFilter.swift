@@ -315,15 +315,32 @@ public struct RecordFilterSyntaxError: Error, Sendable, Equatable, CustomStringC
     /// Two lines: the expression (at most `width` scalars of it, around the column; control characters shown as
     /// spaces) and a caret under the column.
     public func caretLines(width: Int = 72) -> [String] {
-        let scalars = Array(text.unicodeScalars)
-        let at = max(0, min(column - 1, scalars.count))
-        let start = max(0, min(at - width / 2, scalars.count - width))
-        let end = min(scalars.count, start + width)
+        let (scalars, at, start, end) = window(width: width)
         var shown = start > 0 ? "…" : ""
         for s in scalars[start..<end] { shown.unicodeScalars.append(s.value < 0x20 || s.value == 0x7F ? " " : s) }
         if end < scalars.count { shown += "…" }
         let pad = (start > 0 ? 1 : 0) + at - start
         return [shown, String(repeating: " ", count: pad) + "^"]
+    }
+
+    /// The expression quoted for a one-line message (a spec's error): whole when it is at most `width` + 24
+    /// scalars, else the `width` scalars around the column that `caretLines` shows, `…` where it goes on, and its
+    /// length — an expression can be of any length.
+    func quotedText(width: Int = 72) -> String {
+        let (scalars, _, start, end) = window(width: width)
+        guard scalars.count > width + 24 else { return JSONWriter.string(.string(text)) }
+        var excerpt = ""
+        excerpt.unicodeScalars.append(contentsOf: scalars[start..<end])
+        return (start > 0 ? "…" : "") + JSONWriter.string(.string(excerpt)) + (end < scalars.count ? "…" : "")
+            + " (\(scalars.count) characters)"
+    }
+
+    /// The text's scalars, the column's index among them, and the `width` of them around it.
+    private func window(width: Int) -> (scalars: [Unicode.Scalar], at: Int, start: Int, end: Int) {
+        let scalars = Array(text.unicodeScalars)
+        let at = max(0, min(column - 1, scalars.count))
+        let start = max(0, min(at - width / 2, scalars.count - width))
+        return (scalars, at, start, min(scalars.count, start + width))
     }
 }
 
