@@ -51,9 +51,9 @@ public struct ArrowRecordWriter: Sendable {
     /// The most rows in one batch (65 536 by default).
     public var batchRows = 1 << 16
     /// About the most bytes of records in one batch (1 MiB by default, the block pyarrow's JSON reader makes a batch
-    /// of: a few thousand rows of tweets, the 65 536-row bound for narrow records). The columns of one batch are all
-    /// the memory the writer keeps, touched page by page the first time it fills them: 8 MiB cost a run of 100 MB of
-    /// tweets 5% of its time in page faults, which 1 MiB leaves out.
+    /// of: a few thousand rows of tweets, tens of thousands of narrow records). The columns of one batch are all the
+    /// memory the writer keeps, touched page by page the first time it fills them: 8 MiB cost a run of 100 MB of
+    /// tweets 5–6% of its time in page faults, which 1 MiB leaves out.
     public var batchBytes = 1 << 20
 
     private var columns: ColumnBuilder
