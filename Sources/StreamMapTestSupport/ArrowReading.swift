@@ -10,7 +10,10 @@ import StreamMap
 public struct ArrowReadTable: Equatable {
     public var schema: ArrowSchema
     public var rows: [JSONValue]
-    public var batches: Int
+    /// The rows of each record batch, in order.
+    public var batchRows: [Int]
+    /// How many record batches.
+    public var batches: Int { batchRows.count }
 }
 
 public struct ArrowReadError: Error, CustomStringConvertible {
@@ -30,7 +33,7 @@ public enum ArrowReading {
         }
         var schema: ArrowSchema?
         var rows: [JSONValue] = []
-        var batches = 0
+        var batchRows: [Int] = []
         var batchOffsets: [Int] = []
         while true {
             guard position % 8 == 0 else { throw ArrowReadError("message at \(position) is not 8-byte aligned") }
@@ -59,8 +62,9 @@ public enum ArrowReading {
             case 3:
                 guard let schema else { throw ArrowReadError("a batch before the schema") }
                 batchOffsets.append(messageStart)
-                rows += try batch(header, schema: schema, bytes: bytes, body: body, bodyLength: bodyLength)
-                batches += 1
+                let read = try batch(header, schema: schema, bytes: bytes, body: body, bodyLength: bodyLength)
+                rows += read
+                batchRows.append(read.count)
             default:
                 throw ArrowReadError("unexpected message type \(headerType)")
             }
@@ -79,7 +83,7 @@ public enum ArrowReading {
         } else {
             guard position == bytes.count else { throw ArrowReadError("bytes after the end of the stream") }
         }
-        return ArrowReadTable(schema: schema, rows: rows, batches: batches)
+        return ArrowReadTable(schema: schema, rows: rows, batchRows: batchRows)
     }
 
     private static func fields(_ tables: [FlatTable]) throws -> [ArrowField] {

@@ -553,6 +553,30 @@ struct ArrowOutputTests {
         }
     }
 
+    /// With the defaults a batch ends once about 1 MiB of records has gathered, or at 65 536 rows for narrow
+    /// records — through `RecordWriter`, as the command line writes, flushed every 64 KiB or so.
+    @Test func defaultBatchesEndAtAMebibyteOrAtTheRowBound() throws {
+        let schema = try Self.schema(#"{"fields": {"s": {"type": "string"}}}"#)
+        for (count, width, batches) in [(3000, 1024, [1024, 1024, 952]), (70_000, 10, [65_536, 4464])] {
+            // Records of exactly `width` bytes: {"s":"xx…"}.
+            let record = Array(#"{"s":""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: width - 8) + Array(#""}"#.utf8)
+            #expect(record.count == width)
+            let path = try TestScratch.file([], suffix: ".arrows")
+            let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            var writer = RecordWriter(file: FileOutput(fd: fd, name: path), arrow: ArrowRecordWriter(schema: schema, format: .stream))
+            for _ in 0..<count {
+                writer.writer.writeRaw(record)
+                writer.writer.writeRaw(0x0A)
+                if writer.writer.bytes.count > RecordWriter.flushThreshold { #expect(writer.flush() == .ok) }
+            }
+            #expect(writer.finish() == .ok)
+            close(fd)
+            let table = try ArrowReading.read(try TestScratch.read(path))
+            #expect(table.rows.count == count)
+            #expect(table.batchRows == batches, "records of \(width) bytes")
+        }
+    }
+
     @Test func noRecordsIsTheSchemaAlone() throws {
         let schema = try Self.schema(#"{"fields": {"id": {"type": "integer"}}}"#)
         for format in ArrowIPCFormat.allCases {
