@@ -14,6 +14,11 @@ every record is one they all map. streammap's time is its process's wall time wr
 the peers' is measured inside their process from the start of the read to the table in memory (their interpreter's
 start and imports not counted). Before the timings, the three tables are checked equal: the same rows, and the
 same values column by column (pyarrow reads streammap's stream).
+
+Beside them, with one thread, a floor: simdjson's DOM parser parsing every line of the corpus in full, the file
+already in memory, nothing mapped or written (Peers/validate_simdjson.cpp, built with -march=native where
+libsimdjson-dev is installed) — what validating every byte costs at the least on this core, against the time that
+a given multiple of a peer's speed leaves.
 """
 import argparse
 import os
@@ -101,6 +106,25 @@ def timed(cmd):
     return time.perf_counter() - start
 
 
+def validation_floor(workdir):
+    """Builds Peers/validate_simdjson.cpp into `workdir`; None (and a line on stderr) without libsimdjson-dev."""
+    if not os.path.exists("/usr/include/simdjson.h"):
+        print("no /usr/include/simdjson.h (libsimdjson-dev): no validation floor", file=sys.stderr)
+        return None
+    binary = os.path.join(workdir, "validate-simdjson")
+    built = subprocess.run(["c++", "-O3", "-march=native", "-std=c++17", "-o", binary,
+                            os.path.join(HERE, "Peers", "validate_simdjson.cpp"), "-lsimdjson"])
+    if built.returncode != 0:
+        print("validate_simdjson.cpp did not build: no validation floor", file=sys.stderr)
+        return None
+    return binary
+
+
+def floor_run(binary, corpus):
+    import json
+    return json.loads(subprocess.run([binary, corpus], check=True, capture_output=True, text=True).stdout)
+
+
 def peer(python, way, corpus, threads, out="-"):
     r = subprocess.run([python, "-c", PEER, way, corpus, str(threads), out], check=True, capture_output=True, text=True)
     import json
@@ -135,6 +159,12 @@ def main():
           "rows: the three tables hold the same values", file=sys.stderr)
 
     ways = {}
+    floor = validation_floor(tmp.name)
+    floor_name = None
+    if floor:
+        first = floor_run(floor, corpus)
+        floor_name = f"simdjson DOM parse, file in memory (floor; {first['implementation']}), 1 thread(s)"
+        ways[floor_name] = lambda: floor_run(floor, corpus)["seconds"]
     for t in sorted({1, threads}):
         ways[f"streammap --to arrow, {t} thread(s)"] = lambda t=t: timed(
             [a.streammap, "-s", a.spec, "-q", "--jobs", str(t), "--to", "arrow", "-o", "/dev/null", corpus])
@@ -166,6 +196,14 @@ def main():
         print(f"- {t} thread(s): `--to arrow` is {ratio(ours, f'pyarrow.json.read_json + compute, {t} thread(s)'):.2f}× pyarrow's "
               f"speed, {ratio(ours, f'duckdb read_ndjson → Arrow, {t} thread(s)'):.2f}× DuckDB's, and "
               f"{ratio(ours, f'streammap --to ndjson, {t} thread(s)'):.2f}× the speed of the same mapping to NDJSON")
+    if floor_name:
+        duckdb = statistics.median(times["duckdb read_ndjson → Arrow, 1 thread(s)"])
+        pyarrow = statistics.median(times["pyarrow.json.read_json + compute, 1 thread(s)"])
+        least = statistics.median(times[floor_name])
+        print(f"- the validation floor (one thread) takes {least / (duckdb / 3):.0%} of the time that 3× DuckDB's speed "
+              f"leaves ({duckdb / 3:.3f} s) and {least / (pyarrow / 3):.0%} of what 3× pyarrow's leaves "
+              f"({pyarrow / 3:.3f} s); `--to arrow` with one thread takes "
+              f"{ratio(floor_name, 'streammap --to arrow, 1 thread(s)'):.2f}× the floor's time")
 
 
 if __name__ == "__main__":
