@@ -263,6 +263,38 @@ struct ArrowOutputTests {
         ])
     }
 
+    /// A value of the wrong JSON type for its column is rejected with what would make it fit, when the value says:
+    /// a number written as a string for a decimal column, an epoch number for a timestamp column — the same
+    /// message from both engines; any other mismatch has none.
+    @Test func aMismatchSaysWhatWouldFitWhenTheValueTells() throws {
+        let spec = try Spec(json: #"{"fields": {"p": {"column": "decimal(6,2)", "required": false}, "t": {"column": "timestamp(ms)", "required": false}}}"#)
+        let checked = try ArrowSchema(mapper: spec.mapper).checking(spec.mapper)
+        let input = """
+            {"p": "12.50"}
+            {"p": " 1,234.5 "}
+            {"p": "twelve"}
+            {"p": true}
+            {"t": 1409444955}
+            {"t": [1]}
+
+            """
+        let stream = MappingFeed(engine: StreamEngine(mapper: checked)), tree = MappingFeed(engine: TreeEngine(mapper: checked))
+        let results = stream.feed(input) + stream.finish()
+        #expect(results == tree.feed(input) + tree.finish())
+        let rejected = results.compactMap { r -> String? in
+            guard case .rejected(let x) = r else { return nil }
+            return x.failure.fatalErrors.map(\.description).joined(separator: "; ")
+        }
+        #expect(rejected == [
+            #"/p: expected decimal128(6, 2), found string "12.50"; a number written as a string: map it with "stringToNumber" first"#,
+            #"/p: expected decimal128(6, 2), found string " 1,234.5 "; a number written as a string: map it with "stringToNumber" first"#,
+            #"/p: expected decimal128(6, 2), found string "twelve""#,
+            "/p: expected decimal128(6, 2), found boolean true",
+            #"/t: expected timestamp[ms, UTC], found integer 1409444955; a number since the epoch: map it with {"numberToDate": "s"} (or "ms") first"#,
+            "/t: expected timestamp[ms, UTC], found array",
+        ])
+    }
+
     /// The checks keep the stream engine's own sinks: a checked field streams as it does unchecked (the fused date
     /// conversion, the copied number) and its value is built only when the check on its text fails.
     @Test func checkedFieldsStreamAsTheyDoUnchecked() throws {

@@ -325,7 +325,21 @@ enum ArrowValueCheck {
             }
             return nil
         default:
-            return Problem(path: path, message: "expected \(type), found \(MapError.describe(value))")
+            return Problem(path: path, message: "expected \(type), found \(MapError.describe(value))\(hint(value, type))")
+        }
+    }
+
+    /// What would make a value of the wrong JSON type fit its column, when the value says: a number written as a
+    /// string (`"12.50"` for a decimal column), an epoch number for a timestamp column. Empty otherwise.
+    private static func hint(_ value: JSONValue, _ type: ArrowType) -> String {
+        switch (type, value) {
+        case (.int64, .string(let s)), (.float64, .string(let s)), (.decimal128, .string(let s)):
+            guard s.utf8.count <= 64, NumberText.parseLenient(s) != nil else { return "" }
+            return #"; a number written as a string: map it with "stringToNumber" first"#
+        case (.timestamp, .number):
+            return #"; a number since the epoch: map it with {"numberToDate": "s"} (or "ms") first"#
+        default:
+            return ""
         }
     }
 }
