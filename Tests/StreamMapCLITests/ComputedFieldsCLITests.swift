@@ -68,6 +68,26 @@ struct ComputedFieldsCLITests {
         #expect(checked.stderrLines.contains { $0.hasSuffix(#"/fields/t/from: a computed field reads the paths its "expr" names: "from" cannot be given with "expr""#) })
     }
 
+    /// `--type`, `--column` and `--field` on a computed field's key (its destination) amend that field, in a spec of
+    /// either form (`--set` writes it in flags: `--field` cannot rename it there, the fields come first); they read
+    /// nothing from the records, so no "none of the records has" line — while a mistyped input path beside them
+    /// still gets one.
+    @Test func flagsNamingAComputedFieldAmendIt() throws {
+        let input = "{\"id\":1,\"p\":2.5}\n{\"id\":2,\"p\":4}\n"
+        let object = try CLI.temporaryFile(#"{"fields":{"id":{"type":"integer"},"total":{"expr":"p * 2"}}}"#)
+        let list = try CLI.temporaryFile(#"{"fields":[{"from":"id","to":"id","type":"integer"},{"to":"total","expr":"p * 2"}]}"#)
+        for base in [["--spec", object], ["--spec", list], ["--field", "id", "--type", "id=integer", "--set", "total=p * 2"]] {
+            let printed = try CLI.run(base + ["--type", "total=number", "--print-spec"])
+            #expect(printed.status == 0)
+            #expect(printed.stdout.contains(#""expr":"p * 2""#) && printed.stdout.contains(#""type":"number""#), "\(base)")
+            let inFlags = base.contains("--set")
+            let r = try CLI.run(base + (inFlags ? [] : ["--field", "total=sum"]) + ["--type", "total=number", "--column", "total=decimal(6,1)", "--field", "ids", "--to", "csv"], stdin: input)
+            #expect(r.stdout == (inFlags ? "id,ids,total\n1,,5\n2,,8\n" : "id,sum,ids\n1,5,\n2,8,\n"), "\(base)")
+            #expect(r.stderrLines == ["streammap: --field ids: none of the 2 records has ids (did you mean \"id\"?)"], "\(base)")
+            #expect(r.status == 0)
+        }
+    }
+
     @Test func aSyntaxErrorIsAUsageErrorWithACaret() throws {
         let r = try CLI.run(["--set", "x=lowr(name)"], stdin: "{}\n")
         #expect(r.status == 64)

@@ -126,5 +126,15 @@ struct PathWatchTests {
         #expect(PathWatch(flags: SpecAmendment(), spec: [:]) == nil)
         #expect(read.map(\.flag) == ["--field a/b=x", "--field c", "--type t=string", "--column k=int64", "--set s=a/b + e", "--where"])
         #expect(read.map(\.path.steps) == [["a", "b"], ["c"], ["t"], ["k"], ["e"], ["w"]])
+        // A flag on a computed field's key (object form: its key; array form: its "to", or a --field source renamed
+        // to it) names a value the mapping makes: not watched. The --set's own paths still are.
+        let object: JSONValue = ["delimiter": "/", "fields": ["t": ["expr": "e + 1"], "a/b": "x"]]
+        let array: JSONValue = ["fields": [["to": "k", "expr": "2"], ["from": "c", "to": "c"]]]
+        #expect(amendment.computedKeys(in: object) == ["t"])
+        #expect(amendment.computedKeys(in: array) == ["k"])
+        amendment.fields.append("q=k")
+        #expect(amendment.computedKeys(in: array) == ["k", "q"])
+        #expect(PathWatch(flags: amendment, spec: object)?.watched.map(\.flag)
+                == ["--field a/b=x", "--field c", "--field q=k", "--column k=int64", "--set s=a/b + e", "--where"])
     }
 }

@@ -46,7 +46,7 @@ package final class PathWatch: @unchecked Sendable {
     package convenience init?(flags: SpecAmendment, spec document: JSONValue) {
         let given = document.objectValue?["delimiter"]?.stringValue ?? "."
         let delimiter = given.isEmpty ? "." : given
-        let watched = flags.pathsRead(delimiter: delimiter)
+        let watched = flags.pathsRead(delimiter: delimiter, computedKeys: flags.computedKeys(in: document))
         guard !watched.isEmpty else { return nil }
         self.init(watched, delimiter: delimiter)
     }
@@ -175,15 +175,19 @@ extension SpecAmendment {
     /// The paths the flags read from each record, each with the first flag that names it, in the order of the
     /// flags: `--field`, `--type` and `--column` sources, `--set`'s and `--where`'s paths (split on `delimiter`, as
     /// the spec's compiler splits them). Left out: `--require`'s (a record without the path is rejected, which says
-    /// so) and `--default`'s (the default is written where the path is absent: a mistyped path shows in the output).
-    package func pathsRead(delimiter: String) -> [PathWatch.Watched] {
+    /// so), `--default`'s (the default is written where the path is absent: a mistyped path shows in the output),
+    /// and a `--field`, `--type` or `--column` whose path is one of `computedKeys` (`computedKeys(in:)`): it names a
+    /// computed field, a value the mapping makes, and reads nothing from the record.
+    package func pathsRead(delimiter: String, computedKeys: Set<String> = []) -> [PathWatch.Watched] {
         var result: [PathWatch.Watched] = []
         func add(_ flag: String, _ path: KeyPath) {
             guard !path.steps.isEmpty, !result.contains(where: { $0.path.steps == path.steps }) else { return }
             result.append(PathWatch.Watched(flag: flag, path: path))
         }
         for (name, flags) in [("--field", fields), ("--type", types), ("--column", columns)] {
-            for flag in flags { add("\(name) \(flag)", KeyPath(Self.split(flag).0, delimiter: delimiter)) }
+            for flag in flags where !computedKeys.contains(Self.split(flag).0) {
+                add("\(name) \(flag)", KeyPath(Self.split(flag).0, delimiter: delimiter))
+            }
         }
         for flag in computed {
             guard let expression = try? ValueExpression(Self.split(flag).1 ?? "", delimiter: delimiter) else { continue }
@@ -193,5 +197,16 @@ extension SpecAmendment {
             for path in parsed.paths { add("--where", path) }
         }
         return result
+    }
+
+    /// The keys by which these flags name the computed fields of `document` (the spec they amended): each computed
+    /// field's key (its destination: the object form's key, the array form's `"to"`), and the source of a `--field`
+    /// that renamed one to its destination.
+    package func computedKeys(in document: JSONValue) -> Set<String> {
+        var keys = Set(FieldTable(document.objectValue?["fields"]).entries.lazy.filter { $0.field["expr"] != nil }.map(\.source))
+        for flag in fields {
+            if case let (source, destination?) = Self.split(flag), keys.contains(destination) { keys.insert(source) }
+        }
+        return keys
     }
 }

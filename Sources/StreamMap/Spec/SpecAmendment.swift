@@ -259,7 +259,9 @@ struct FieldTable {
         case .array(let list)?:
             isList = true
             for value in list {
-                let source = value.objectValue?["from"]?.stringValue ?? ""
+                // (A computed field has no source: it is keyed by its destination, as in the object form.)
+                let o = value.objectValue
+                let source = o?["from"]?.stringValue ?? (o?["expr"] != nil ? o?["to"]?.stringValue : nil) ?? ""
                 entries.append(Entry(source: source, field: Self.normalized(value), original: value))
             }
         default:
