@@ -15,7 +15,7 @@ struct InferCommand: ParsableCommand {
         discussion: """
             Reads up to --sample records from the files in order (or standard input), framed as 'streammap' frames \
             them, and prints a spec that maps them: every path in first-seen order, its type, nested object specs, \
-            'arrayOf' for arrays of objects, 'required' for paths present and non-null in every record, dates, URLs \
+            'arrayOf' for arrays of one kind of element, 'required' for paths present and non-null in every record, dates, URLs \
             and UUIDs when every value converts and converts back, small closed sets of strings as 'enum' tables, \
             destination names in --key-style. Mapping the sample with it rejects no valid record; --reverse gives \
             each record back. A record that is not valid JSON is reported and left out of the sample (status 1).

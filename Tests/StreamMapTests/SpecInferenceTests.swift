@@ -178,6 +178,27 @@ struct SpecInferenceTests {
         #expect(fields["e"] == ["to": "e", "type": "string"])
     }
 
+    @Test("Arrays whose elements take one mapper get arrayOf it — typed lists in Arrow; the others stay arrays")
+    func arraysOfOneKind() throws {
+        let records = Self.lines("""
+            {"tags":["a","b"],"ids":[1,2],"xs":[1,2.5],"at":["2014-08-31T00:29:15Z"],"grid":[[1],[2,3]],"mixed":[1,"a"],"holes":["a",null],"none":[],"objs":[{"k":1}]}
+            {"tags":[],"ids":[3],"xs":[],"at":[],"grid":[],"mixed":[],"holes":["b"],"none":[],"objs":[]}
+            """)
+        let inference = Self.infer(records)
+        #expect(Self.problems(inference, records: records) == [])
+        let fields = try #require(inference.document["fields"]?.objectValue)
+        let vias = ["tags", "ids", "xs", "at", "grid", "mixed", "holes", "none", "objs"].map { key in
+            fields[key]?["via"].map(JSONWriter.string) ?? fields[key]?["type"].map(JSONWriter.string) ?? "-"
+        }
+        #expect(vias == [
+            #"{"arrayOf":"string"}"#, #"{"arrayOf":"integer"}"#, #"{"arrayOf":"number"}"#,
+            #"{"arrayOf":{"stringToDate":"iso8601"}}"#, #"{"arrayOf":{"arrayOf":"integer"}}"#,
+            #""array""#, #""array""#, #""array""#, #"{"arrayOf":{"object":{"fields":{"k":{"to":"k","type":"integer"}}}}}"#,
+        ])
+        let schema = try ArrowSchema(mapper: Spec(document: inference.document).mapper)
+        #expect(schema.fields.prefix(5).map(\.type) == [.list(.utf8), .list(.int64), .list(.float64), .list(.utf8), .list(.list(.int64))])
+    }
+
     @Test("A small closed set of strings becomes an enum table; one value too many, or too long, does not")
     func enums() throws {
         let kinds = ["open", "closed", "merged"]

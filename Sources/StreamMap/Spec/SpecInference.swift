@@ -4,8 +4,8 @@
 /// What it proposes, per path, in first-seen order:
 /// - the JSON type seen (`integer`; `number` when fractions or exponents were seen too; `string`, `boolean`, `null`),
 ///   no type when the path held values of different types;
-/// - a nested `{"object": …}` spec for objects, `{"arrayOf": {"object": …}}` for arrays whose elements are all
-///   objects;
+/// - a nested `{"object": …}` spec for objects; `{"arrayOf": M}` for arrays whose elements (none null) all take one
+///   mapper `M` by these rules (`{"object": …}`, `"integer"`, a date format, …), `"array"` for the others;
 /// - for strings, a conversion when **every** sampled value maps with it and maps back to the same text (so the
 ///   reverse mapping gives each value back): a date format StreamMap knows (`iso8601`, `twitter`, …), then `url`,
 ///   then `uuid`; else a small closed set of strings (at most `Limits.maximumEnumValues` distinct values, each seen
@@ -232,10 +232,13 @@ public struct SpecInference: Sendable {
         case [.object]:
             return n.tooDeep ? "object" : ["object": objectSpec(node).asValue]
         case [.array]:
+            // Elements all of one shape (no null among them): `arrayOf` that shape's mapper — objects' spec, a
+            // scalar's type or conversion, a nested array's — so that Arrow gets a typed list.
             guard !n.tooDeep, let e = n.element else { return "array" }
             let element = nodes[e]
-            guard element.kinds == [.object], element.nulls == 0, !element.tooDeep else { return "array" }
-            return ["arrayOf": ["object": objectSpec(e).asValue]]
+            guard element.nulls == 0, !element.tooDeep, let mapper = expression(e), mapper != "array", mapper != "object"
+            else { return "array" }
+            return ["arrayOf": mapper]
         default: return nil
         }
     }
